@@ -1,0 +1,12 @@
+import type { Logger } from 'pino';
+import type { Bus } from './bus.js';
+import { InProcessBus } from './in-process-bus.js';
+import { RedisBus } from './redis-bus.js';
+
+export type { Bus, BusHandler } from './bus.js';
+export { InProcessBus } from './in-process-bus.js';
+export { BUS_CHANNEL, RedisBus } from './redis-bus.js';
+
+export function createBus(redisUrl: string | undefined, log: Logger): Bus {
+  return redisUrl ? new RedisBus(redisUrl, log) : new InProcessBus();
+}

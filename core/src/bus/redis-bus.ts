@@ -1,0 +1,63 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { type BusMessage, busMessageSchema } from '../live.js';
+import type { Bus, BusHandler } from './bus.js';
+
+export const BUS_CHANNEL = 'vigia:bus';
+
+/** Redis pub/sub needs a connection of its own for subscribing. */
+export class RedisBus implements Bus {
+  private readonly pub: Redis;
+  private sub: Redis | undefined;
+  private readonly handlers = new Set<BusHandler>();
+
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+  ) {
+    this.pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    await this.pub.publish(BUS_CHANNEL, JSON.stringify(message));
+  }
+
+  subscribe(handler: BusHandler): () => void {
+    this.handlers.add(handler);
+    if (!this.sub) this.startSubscriber();
+    return () => this.handlers.delete(handler);
+  }
+
+  private startSubscriber(): void {
+    const sub = new Redis(this.url);
+    this.sub = sub;
+    sub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis subscriber error'));
+    sub
+      .subscribe(BUS_CHANNEL)
+      .catch((err: unknown) => this.log.error({ err, code: 'REDIS_SUBSCRIBE_FAILED' }, 'cannot subscribe to the bus'));
+    sub.on('message', (_channel: string, raw: string) => {
+      let message: BusMessage;
+      try {
+        message = busMessageSchema.parse(JSON.parse(raw));
+      } catch (err) {
+        this.log.warn({ err, code: 'BUS_BAD_MESSAGE' }, 'dropped a malformed bus message');
+        return;
+      }
+      for (const handler of this.handlers) handler(message);
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.pub.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+    await Promise.allSettled([this.pub.quit(), this.sub?.quit()]);
+  }
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { AppError } from './errors.js';
+
+/**
+ * Every environment variable any process of the system reads, with its default. One schema for
+ * all processes keeps the README, docker-compose.yml and the code in step (a test checks the
+ * compose file against `configSchema.shape`).
+ */
+const onOff = z.enum(['on', 'off']);
+const positiveInt = (def: number) => z.coerce.number().int().positive().default(def);
+
+export const configSchema = z.object({
+  /** HTTP port of the process. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface to listen on. */
+  HOST: z.string().default('0.0.0.0'),
+  /** Embedded data folder (PGlite files, generated admin token). */
+  DATA_DIR: z.string().default('./data'),
+  /** PostgreSQL / TimescaleDB connection string; unset = embedded PGlite in DATA_DIR. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** Connections per process in the PostgreSQL pool. */
+  DATABASE_POOL_SIZE: positiveInt(10),
+  /** Redis connection string; unset = in-process bus (single process only). */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** The admin/gateway token; unset in embedded mode = generated and kept in DATA_DIR. */
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  /** Run the simulated fleet; default on in embedded mode, off when DATABASE_URL is set. */
+  DEMO: onOff.optional(),
+  /** Simulated vehicles in total, split across Brasília taxis, Belém taxis and São Paulo charter buses. */
+  DEMO_VEHICLES: positiveInt(72),
+  /** Milliseconds between two samples of one simulated vehicle. */
+  DEMO_INTERVAL_MS: positiveInt(2000),
+  /** MapLibre style the dashboard loads; unset = the built-in offline style. */
+  MAP_STYLE_URL: z.url().optional(),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest accepted request body on the ingest path, in bytes (larger: 413). */
+  INGEST_BODY_LIMIT_BYTES: positiveInt(5 * 1024 * 1024),
+  /** Records written in one database transaction at most. */
+  INGEST_BATCH_MAX_RECORDS: positiveInt(1000),
+  /** How long a record may wait for others to share its write, in milliseconds. */
+  INGEST_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(5),
+  /** Records waiting for the database, across all requests, before ingest answers 503. */
+  INGEST_MAX_PENDING_RECORDS: positiveInt(50_000),
+  /** A record stamped further in the future than this (seconds) is rejected. */
+  INGEST_MAX_FUTURE_SKEW_S: positiveInt(300),
+  /** How long a device lookup (identifier, token hash, vehicle) is cached, in milliseconds. */
+  DEVICE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Interval of the batched live push to dashboards, in milliseconds (at most 500 by contract). */
+  LIVE_PUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(500).default(500),
+  /** A vehicle with no sample for this many seconds is shown offline. */
+  OFFLINE_AFTER_S: positiveInt(120),
+  /** Telemetry older than this many days is dropped (TimescaleDB retention policy); 0 keeps all. */
+  TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(0).default(1825),
+  /** Grace for in-flight work on SIGTERM before the process exits anyway, in milliseconds. */
+  SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigKey = keyof typeof configSchema.shape;
+
+/** Parse the environment; a bad value stops start-up with every problem listed. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') relevant[key] = value;
+  }
+  const parsed = configSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new AppError('INVALID_CONFIG', `Invalid configuration: ${problems.join('; ')}`, 500, problems);
+  }
+  return parsed.data;
+}
+
+export function demoEnabled(config: Config): boolean {
+  return config.DEMO ? config.DEMO === 'on' : config.DATABASE_URL === undefined;
+}

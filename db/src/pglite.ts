@@ -1,0 +1,54 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite, types } from '@electric-sql/pglite';
+import type { Database, Queryable, QueryResult } from './database.js';
+
+/** What the services need of a PGlite instance; the TimescaleDB test build has the same shape. */
+export interface PGliteLike {
+  query<T>(sql: string, params?: unknown[], options?: unknown): Promise<{ rows: T[]; affectedRows?: number }>;
+  exec(sql: string): Promise<unknown>;
+  transaction<T>(fn: (tx: PGliteTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+interface PGliteTx {
+  query<T>(sql: string, params?: unknown[], options?: unknown): Promise<{ rows: T[]; affectedRows?: number }>;
+  exec(sql: string): Promise<unknown>;
+}
+
+// Same as the pg driver: `date` stays a 'YYYY-MM-DD' string.
+const queryOptions = { parsers: { [types.DATE]: (v: string) => v } };
+
+function wrap(db: PGliteTx): Queryable {
+  return {
+    async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
+      const res = await db.query<T>(sql, params ? [...params] : undefined, queryOptions);
+      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      await db.exec(sql);
+    },
+  };
+}
+
+export function wrapPglite(db: PGliteLike): Database {
+  return {
+    kind: 'pglite',
+    ...wrap(db),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    async ping(): Promise<boolean> {
+      try {
+        await db.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.close(),
+  };
+}
+
+/** PGlite keeping its files in `dir` (created if missing); `undefined` keeps it in memory. */
+export async function openPglite(dir: string | undefined): Promise<Database> {
+  if (dir) await mkdir(dir, { recursive: true });
+  const db = await PGlite.create(dir);
+  return wrapPglite(db as unknown as PGliteLike);
+}

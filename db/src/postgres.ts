@@ -1,0 +1,53 @@
+import pg from 'pg';
+import type { Database, Queryable, QueryResult } from './database.js';
+
+// `date` columns stay 'YYYY-MM-DD' strings: a calendar date has no time zone to guess.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v: string) => v);
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
+      const res = await client.query(sql, params as unknown[] | undefined);
+      return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  };
+}
+
+export function openPostgres(url: string, poolSize: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection must not take the process down; the pool replaces it.
+  pool.on('error', () => {});
+  const base = wrap(pool);
+  return {
+    kind: 'postgres',
+    ...base,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async ping(): Promise<boolean> {
+      try {
+        await pool.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close(): Promise<void> {
+      await pool.end();
+    },
+  };
+}
