@@ -60,6 +60,7 @@ export const telemetryBatchSchema = z.union([telemetryInputSchema, z.array(telem
  * vehicle the device was in when it was received. This is the row shape of the telemetry table.
  */
 export interface Telemetry {
+  /** The registry id of the device (not the identifier it sends, which may be re-used). */
   deviceId: string;
   vehicleId: string;
   ts: Date;
@@ -83,10 +84,14 @@ export interface Telemetry {
   tachoDriverId: string | null;
 }
 
-export function normaliseTelemetry(input: TelemetryParsed, vehicleId: string, receivedAt: Date): Telemetry {
+export function normaliseTelemetry(
+  input: TelemetryParsed,
+  device: { deviceId: string; vehicleId: string },
+  receivedAt: Date,
+): Telemetry {
   return {
-    deviceId: input.deviceId,
-    vehicleId,
+    deviceId: device.deviceId,
+    vehicleId: device.vehicleId,
     ts: input.ts,
     receivedAt,
     lat: input.lat,

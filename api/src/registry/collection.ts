@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, generateToken, hashToken, type Principal, type TokenKind } from '@vigia/core';
+import type { Database, Queryable } from '@vigia/db';
+import type { z } from 'zod';
+import { type Access, type ReadScope, requireRead, requireWrite } from './access.js';
+import { translateDbError } from './db-errors.js';
+
+/**
+ * One mechanism for every registry collection: a spec maps the API's camelCase fields to the
+ * table's columns, names the list filters, the access rules and the operator scope, and the
+ * store below does list (filters + keyset paging), get, create (one or many, all or nothing,
+ * through `jsonb_populate_recordset` so PostgreSQL does the typing), patch and retire.
+ */
+export interface CollectionSpec<S extends z.ZodObject> {
+  /** URL segment and error wording, e.g. `vehicles`. */
+  name: string;
+  table: string;
+  /** Prefix of generated ids, e.g. `veh`. */
+  idPrefix: string;
+  createSchema: S;
+  /** API field → column, for every field of `createSchema`. */
+  columns: Record<Exclude<keyof z.output<S>, 'id'> & string, string>;
+  /** Query parameter → column, equality filters of `GET /v1/<name>`. */
+  filters: Record<string, string>;
+  access: Access;
+  /** Column holding the operator a row belongs to, for operator-scoped roles. */
+  scopeColumn?: string;
+  /** Issue a token on create (returned once) and keep its hash in `token_hash`. */
+  token?: TokenKind;
+}
+
+export type Row = Record<string, unknown>;
+
+const base64url = (s: string) => Buffer.from(s).toString('base64url');
+const unbase64url = (s: string) => Buffer.from(s, 'base64url').toString();
+
+export class CollectionStore<S extends z.ZodObject> {
+  readonly patchSchema: z.ZodObject;
+  private readonly select: string;
+
+  constructor(
+    readonly spec: CollectionSpec<S>,
+    private readonly db: Database,
+  ) {
+    this.patchSchema = spec.createSchema
+      .omit({ id: true } as never)
+      .partial()
+      .strict();
+    const fields = Object.entries(spec.columns as Record<string, string>).map(([f, c]) => `t.${c} AS "${f}"`);
+    this.select = [
+      't.id AS "id"',
+      ...fields,
+      ...(spec.token ? ['t.token_issued_at AS "tokenIssuedAt"'] : []),
+      't.created_at AS "createdAt"',
+      't.updated_at AS "updatedAt"',
+      't.retired_at AS "retiredAt"',
+    ].join(', ');
+  }
+
+  newId(): string {
+    return `${this.spec.idPrefix}_${randomBytes(6).toString('hex')}`;
+  }
+
+  private scopeClause(scope: ReadScope, params: unknown[]): string | undefined {
+    if (scope.all) return undefined;
+    if (!this.spec.scopeColumn) return 'false';
+    params.push(scope.operatorIds);
+    return `t.${this.spec.scopeColumn} = ANY($${params.length}::text[])`;
+  }
+
+  async list(
+    principal: Principal,
+    query: Record<string, string | undefined>,
+    page: { limit: number; cursor?: string | undefined; includeRetired?: boolean },
+    extra?: { select: string; join: string },
+  ): Promise<{ items: Row[]; next: string | null }> {
+    const scope = requireRead(principal, this.spec.access);
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (!page.includeRetired) where.push('t.retired_at IS NULL');
+    const scoped = this.scopeClause(scope, params);
+    if (scoped) where.push(scoped);
+    for (const [param, column] of Object.entries(this.spec.filters)) {
+      const value = query[param];
+      if (value === undefined || value === '') continue;
+      params.push(value);
+      where.push(`t.${column}::text = $${params.length}`);
+    }
+    if (page.cursor) {
+      params.push(unbase64url(page.cursor));
+      where.push(`t.id > $${params.length}`);
+    }
+    params.push(page.limit + 1);
+    const sql = `SELECT ${this.select}${extra ? `, ${extra.select}` : ''} FROM ${this.spec.table} t ${extra?.join ?? ''}
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY t.id LIMIT $${params.length}`;
+    const { rows } = await this.db.query<Row>(sql, params);
+    const more = rows.length > page.limit;
+    const items = more ? rows.slice(0, page.limit) : rows;
+    const lastId = items.at(-1)?.id;
+    return { items, next: more && typeof lastId === 'string' ? base64url(lastId) : null };
+  }
+
+  async get(principal: Principal, id: string, extra?: { select: string; join: string }): Promise<Row> {
+    const scope = requireRead(principal, this.spec.access);
+    const params: unknown[] = [id];
+    const scoped = this.scopeClause(scope, params);
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${this.select}${extra ? `, ${extra.select}` : ''} FROM ${this.spec.table} t ${extra?.join ?? ''}
+       WHERE t.id = $1${scoped ? ` AND ${scoped}` : ''}`,
+      params,
+    );
+    const row = rows[0];
+    if (!row) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
+    return row;
+  }
+
+  /** Validates every item first, then inserts all in one statement; any failure creates nothing. */
+  async create(principal: Principal, body: unknown): Promise<{ rows: Row[]; tokens: (string | undefined)[] }> {
+    requireWrite(principal, this.spec.access);
+    const items = Array.isArray(body) ? body : [body];
+    if (items.length === 0) throw new AppError('EMPTY_BATCH', 'Nothing to create', 400);
+    if (items.length > 10_000) throw new AppError('BATCH_TOO_LARGE', 'At most 10 000 records per request', 413);
+    const issues: { index: number; path: string; message: string }[] = [];
+    const parsed = items.map((item, index) => {
+      const r = this.spec.createSchema.safeParse(item);
+      if (!r.success) {
+        for (const i of r.error.issues) issues.push({ index, path: i.path.join('.'), message: i.message });
+        return undefined;
+      }
+      return r.data as Record<string, unknown>;
+    });
+    if (issues.length > 0) throw new AppError('VALIDATION_FAILED', 'Some records do not match the schema', 400, issues);
+    const tokens: (string | undefined)[] = [];
+    const records = parsed.map((data) => {
+      const row: Row = { id: data?.id ?? this.newId() };
+      for (const [field, column] of Object.entries(this.spec.columns as Record<string, string>)) {
+        const value = data?.[field];
+        if (value !== undefined) row[column] = value;
+      }
+      if (this.spec.token) {
+        const token = generateToken(this.spec.token);
+        tokens.push(token);
+        row.token_hash = hashToken(token);
+      }
+      return row;
+    });
+    const columns = [...new Set(records.flatMap((r) => Object.keys(r)))];
+    try {
+      const rows = await this.db.transaction(async (tx) => {
+        const { rows: inserted } = await tx.query<{ id: string }>(
+          `INSERT INTO ${this.spec.table} (${columns.join(', ')})
+           SELECT ${columns.join(', ')} FROM jsonb_populate_recordset(NULL::${this.spec.table}, $1::jsonb)
+           RETURNING id`,
+          [JSON.stringify(records)],
+        );
+        return this.fetch(
+          tx,
+          inserted.map((r) => r.id),
+        );
+      });
+      return { rows, tokens };
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  }
+
+  private async fetch(q: Queryable, ids: string[]): Promise<Row[]> {
+    const { rows } = await q.query<Row>(
+      `SELECT ${this.select} FROM ${this.spec.table} t WHERE t.id = ANY($1::text[])`,
+      [ids],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is Row => r !== undefined);
+  }
+
+  async patch(principal: Principal, id: string, body: unknown): Promise<{ before: Row; after: Row }> {
+    requireWrite(principal, this.spec.access);
+    const data = this.patchSchema.parse(body) as Record<string, unknown>;
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [field, value] of Object.entries(data)) {
+      const column = (this.spec.columns as Record<string, string>)[field];
+      if (!column || value === undefined) continue;
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    }
+    if (sets.length === 0) throw new AppError('EMPTY_PATCH', 'Nothing to change', 400);
+    try {
+      return await this.db.transaction(async (tx) => {
+        const [before] = await this.fetch(tx, [id]);
+        if (!before) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
+        if (before.retiredAt) throw new AppError('RETIRED', `${this.spec.name} record '${id}' is retired`, 409);
+        await tx.query(`UPDATE ${this.spec.table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params);
+        const [after] = await this.fetch(tx, [id]);
+        return { before, after: after! };
+      });
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  }
+
+  /** DELETE retires: the row stays for history and for judging past events. */
+  async retire(principal: Principal, id: string): Promise<Row> {
+    requireWrite(principal, this.spec.access);
+    const hasStatus = 'status' in (this.spec.columns as Record<string, string>);
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE ${this.spec.table} SET retired_at = now(), updated_at = now()${hasStatus ? ", status = 'withdrawn'" : ''}
+       WHERE id = $1 AND retired_at IS NULL RETURNING id`,
+      [id],
+    );
+    if (rows.length === 0) {
+      const [existing] = await this.fetch(this.db, [id]);
+      if (!existing) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
+      return existing;
+    }
+    const [row] = await this.fetch(this.db, [id]);
+    return row!;
+  }
+
+  /** Issues a new token for a device or user; the old one stops working. */
+  async rotateToken(principal: Principal, id: string): Promise<{ row: Row; token: string }> {
+    requireWrite(principal, this.spec.access);
+    if (!this.spec.token) throw new AppError('NOT_FOUND', `${this.spec.name} records have no token`, 404);
+    const token = generateToken(this.spec.token);
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE ${this.spec.table} SET token_hash = $2, token_issued_at = now(), updated_at = now()
+       WHERE id = $1 AND retired_at IS NULL RETURNING id`,
+      [id, hashToken(token)],
+    );
+    if (rows.length === 0) throw new AppError('NOT_FOUND', `No current ${this.spec.name} record '${id}'`, 404);
+    const [row] = await this.fetch(this.db, [id]);
+    return { row: row!, token };
+  }
+}

@@ -1,0 +1,124 @@
+import { AppError, authenticate, type Bus, type TokenResolver } from '@vigia/core';
+import type { Database } from '@vigia/db';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { type CollectionSpec, CollectionStore, type Row } from './collection.js';
+import { devicesSpec, driversSpec, operatorsSpec, usersSpec, vehiclesSpec } from './collections.js';
+import { pageQuerySchema } from './schemas.js';
+import { vehiclesFromCsv } from './vehicle-csv.js';
+import { liveJoin, withLive } from './vehicle-live.js';
+
+export interface RegistryDeps {
+  db: Database;
+  bus: Bus;
+  resolveToken: TokenResolver;
+  offlineAfterS: number;
+}
+
+interface Hooks {
+  extra?: { select: string; join: string };
+  present?(row: Row): Row;
+  /** After a create, patch, retire or token rotation. */
+  changed?(rows: Row[]): Promise<void>;
+}
+
+function registerCollection<S extends z.ZodObject>(
+  app: FastifyInstance,
+  store: CollectionStore<S>,
+  deps: RegistryDeps,
+  hooks: Hooks = {},
+): void {
+  const base = `/v1/${store.spec.name}`;
+  const present = hooks.present ?? ((r: Row) => r);
+  const changed = hooks.changed ?? (async () => {});
+  const idParam = (params: unknown) => (params as { id: string }).id;
+
+  app.get(base, async (req) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    const query = req.query as Record<string, string | undefined>;
+    const page = pageQuerySchema.parse(query);
+    const { items, next } = await store.list(
+      principal,
+      query,
+      { limit: page.limit, cursor: page.cursor, includeRetired: page.includeRetired === 'true' },
+      hooks.extra,
+    );
+    return { items: items.map(present), next };
+  });
+
+  app.get(`${base}/:id`, async (req) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    return present(await store.get(principal, idParam(req.params), hooks.extra));
+  });
+
+  app.post(base, async (req, reply) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    const { rows, tokens } = await store.create(principal, req.body);
+    await changed(rows);
+    const out = rows.map((row, i) => (tokens[i] ? { ...present(row), token: tokens[i] } : present(row)));
+    return reply.code(201).send(Array.isArray(req.body) ? out : out[0]);
+  });
+
+  app.patch(`${base}/:id`, async (req) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    const { before, after } = await store.patch(principal, idParam(req.params), req.body);
+    await changed([before, after]);
+    return present(after);
+  });
+
+  app.delete(`${base}/:id`, async (req) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    const row = await store.retire(principal, idParam(req.params));
+    await changed([row]);
+    return present(row);
+  });
+
+  if (store.spec.token) {
+    app.post(`${base}/:id/token`, async (req) => {
+      const principal = await authenticate(req, deps.resolveToken);
+      const { row, token } = await store.rotateToken(principal, idParam(req.params));
+      await changed([row]);
+      return { ...present(row), token };
+    });
+  }
+}
+
+export async function registerRegistryRoutes(app: FastifyInstance, deps: RegistryDeps): Promise<void> {
+  const store = <S extends z.ZodObject>(spec: CollectionSpec<S>) => new CollectionStore(spec, deps.db);
+  const vehicles = store(vehiclesSpec);
+  const presentVehicle = (row: Row) => withLive(row, deps.offlineAfterS);
+
+  registerCollection(app, store(operatorsSpec), deps);
+  registerCollection(app, vehicles, deps, { extra: liveJoin, present: presentVehicle });
+  registerCollection(app, store(driversSpec), deps);
+  registerCollection(app, store(usersSpec), deps);
+  // Ingest caches devices by identifier: every change is announced so no process keeps a stale one.
+  registerCollection(app, store(devicesSpec), deps, {
+    async changed(rows) {
+      const identifiers = [...new Set(rows.map((r) => r.identifier).filter((i): i is string => typeof i === 'string'))];
+      await deps.bus.publish({ type: 'device-changed', identifiers });
+    },
+  });
+
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 20 * 1024 * 1024 }, (_req, body, done) =>
+    done(null, body),
+  );
+  app.post('/v1/vehicles/import', async (req, reply) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    if (typeof req.body !== 'string') {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the vehicles as Content-Type: text/csv', 415);
+    }
+    const records = vehiclesFromCsv(req.body);
+    try {
+      const { rows } = await vehicles.create(principal, records);
+      return reply.code(201).send({ imported: rows.length, items: rows.map(presentVehicle) });
+    } catch (err) {
+      // Point at CSV lines (header is line 1) rather than array indexes.
+      if (err instanceof AppError && Array.isArray(err.details)) {
+        const details = (err.details as { index: number }[]).map((d) => ({ ...d, line: d.index + 2 }));
+        throw new AppError(err.code, err.message, err.statusCode, details);
+      }
+      throw err;
+    }
+  });
+}

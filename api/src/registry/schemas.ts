@@ -1,0 +1,79 @@
+import { packSchema, roles, serviceTypeSchema } from '@vigia/core';
+import { z } from 'zod';
+
+/** Request bodies of the registry collections (shared/API.md "Registry"). Types flow from these. */
+
+const id = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+const isoDate = z.iso.date();
+const status = z.enum(['active', 'suspended', 'withdrawn']);
+const text = (max = 200) => z.string().trim().min(1).max(max);
+
+export const operatorCreateSchema = z.object({
+  id: id.optional(),
+  name: text(),
+  pack: packSchema,
+  kind: z.enum(['company', 'cooperative', 'permit-holder', 'radio-operator']).default('company'),
+  document: text(32).nullish(),
+  status: status.default('active'),
+});
+
+/** Brazilian plates: the old LLL-NNNN form and Mercosul LLLNLNN, stored without the dash. */
+export const plateSchema = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .transform((p) => p.replace(/[-\s]/g, ''))
+  .pipe(z.string().regex(/^[A-Z]{3}[0-9][A-Z0-9][0-9]{2}$/, 'a Brazilian plate such as ABC1D23 or ABC-1234'));
+
+export const vehicleCreateSchema = z.object({
+  id: id.optional(),
+  plate: plateSchema,
+  pack: packSchema,
+  serviceType: serviceTypeSchema,
+  capacity: z.number().int().min(1).max(120),
+  manufactureYear: z.number().int().min(1950).max(2100).nullish(),
+  make: text(80).nullish(),
+  colour: text(40).nullish(),
+  operatorId: id.nullish(),
+  permitNumber: text(64).nullish(),
+  permitValidUntil: isoDate.nullish(),
+  lastInspectionDate: isoDate.nullish(),
+  divValidUntil: isoDate.nullish(),
+  driverIds: z.array(id).max(20).default([]),
+  status: status.default('active'),
+});
+
+export const driverCreateSchema = z.object({
+  id: id.optional(),
+  name: text(),
+  document: text(32).nullish(),
+  licenceNumber: text(32).nullish(),
+  operatorId: id.nullish(),
+  status: status.default('active'),
+});
+
+export const deviceCreateSchema = z.object({
+  id: id.optional(),
+  vehicleId: id,
+  protocol: z.string().trim().min(1).max(32).default('native'),
+  identifier: text(64),
+  profile: text(64).nullish(),
+});
+
+export const userCreateSchema = z.object({
+  id: id.optional(),
+  name: text(),
+  role: z.enum(roles),
+  operatorIds: z.array(id).max(100).default([]),
+});
+
+export const pageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: z.string().max(200).optional(),
+  includeRetired: z.enum(['true', 'false']).optional(),
+});

@@ -1,0 +1,125 @@
+import { type Bus, type Config, createBus, createHttpServer, createLogger, demoEnabled, loadConfig } from '@vigia/core';
+import { type Database, openDatabase } from '@vigia/db';
+import { createIngestService, resolveAdminToken } from '@vigia/ingest';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
+import { type RunningDemo, startDemo } from './demo.js';
+import { LiveHub } from './live/live-hub.js';
+import { registerRegistryRoutes } from './registry/registry-routes.js';
+
+export interface SystemComponents {
+  /** `POST /v1/telemetry`. */
+  ingest: boolean;
+  /** Registry, live channel and dashboard. */
+  api: boolean;
+}
+
+export interface RunningSystem {
+  url: string;
+  adminToken: string;
+  config: Config;
+  app: FastifyInstance;
+  db: Database;
+  bus: Bus;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the process's parts from the environment: the database (PGlite or DATABASE_URL,
+ * migrated), the bus (in-process or REDIS_URL), one HTTP server with the chosen components,
+ * and the simulated fleet when DEMO is on. `close()` stops intake first, lets every accepted
+ * record commit, then closes connections.
+ */
+export async function startSystem(
+  env: Record<string, string | undefined>,
+  components: SystemComponents = { ingest: true, api: true },
+): Promise<RunningSystem> {
+  const config = loadConfig(env);
+  const log = createLogger('vigia', config.LOG_LEVEL);
+  const admin = await resolveAdminToken(config);
+  const { db } = await openDatabase(config, log);
+  const bus = createBus(config.REDIS_URL, log);
+  const ingest = createIngestService({ db, bus, config, adminToken: admin.token, log });
+  const app = createHttpServer({
+    log,
+    checks: [
+      { name: 'database', check: () => db.ping() },
+      { name: 'bus', check: () => bus.ping() },
+    ],
+  });
+  let live: LiveHub | undefined;
+  if (components.ingest) await ingest.register(app);
+  if (components.api) {
+    await registerRegistryRoutes(app, {
+      db,
+      bus,
+      resolveToken: ingest.resolveToken,
+      offlineAfterS: config.OFFLINE_AFTER_S,
+    });
+    await registerDashboardRoutes(app, {
+      mapStyleUrl: config.MAP_STYLE_URL,
+      offlineAfterS: config.OFFLINE_AFTER_S,
+      log,
+    });
+    live = new LiveHub({
+      app,
+      bus,
+      resolveToken: ingest.resolveToken,
+      pushIntervalMs: config.LIVE_PUSH_INTERVAL_MS,
+      redisUrl: config.REDIS_URL,
+      log,
+    });
+  }
+  await app.listen({ port: config.PORT, host: config.HOST });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
+
+  let demo: RunningDemo | undefined;
+  if (components.api && components.ingest && demoEnabled(config)) {
+    demo = await startDemo({
+      url,
+      adminToken: admin.token,
+      vehicles: config.DEMO_VEHICLES,
+      intervalMs: config.DEMO_INTERVAL_MS,
+      log,
+    });
+  }
+  log.info(
+    {
+      url,
+      components,
+      database: db.kind,
+      bus: config.REDIS_URL ? 'redis' : 'in-process',
+      demo: demo !== undefined,
+      ...(components.api
+        ? { dashboard: `${url}/#token=${admin.generated || !config.ADMIN_TOKEN ? admin.token : '<ADMIN_TOKEN>'}` }
+        : {}),
+    },
+    'vigia is running',
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    adminToken: admin.token,
+    config,
+    app,
+    db,
+    bus,
+    log,
+    close() {
+      closing ??= (async () => {
+        await demo?.stop();
+        await app.close();
+        await live?.close();
+        await ingest.close();
+        await bus.close();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningSystem, type SystemComponents, startSystem } from '@vigia/api';
+import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
+
+export type Target = 'pglite' | 'postgres';
+
+export interface TestSystem extends RunningSystem {
+  stop(): Promise<void>;
+}
+
+/** A whole system on a free port, on a fresh PGlite folder or a fresh PostgreSQL database. */
+export async function startTestSystem(
+  target: Target,
+  env: Record<string, string> = {},
+  components?: SystemComponents,
+): Promise<TestSystem> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'vigia-test-'));
+  let scratch: ScratchDatabase | undefined;
+  if (target === 'postgres') scratch = await createScratchDatabase();
+  const sys = await startSystem(
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO: 'off',
+      LOG_LEVEL: 'silent',
+      ...(scratch ? { DATABASE_URL: scratch.url, ADMIN_TOKEN: 'test-admin-token-0123456789' } : {}),
+      ...env,
+    },
+    components,
+  );
+  return Object.assign(sys, {
+    async stop() {
+      await sys.close();
+      await scratch?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+export async function api<T = unknown>(
+  sys: { url: string; adminToken: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = sys.adminToken,
+): Promise<{ status: number; body: T; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${sys.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+}
+
+let plateSeq = 0;
+/** A Mercosul plate unique within the test run. */
+export function nextPlate(): string {
+  plateSeq++;
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  return `TST${plateSeq % 10}${letters[Math.floor(plateSeq / 10) % 26]}${String(plateSeq % 100).padStart(2, '0')}`;
+}
+
+/** Registers an operator, a vehicle and its device; returns the device's identifier and token. */
+export async function registerVehicle(
+  sys: { url: string; adminToken: string },
+  opts: { pack?: string; operatorId?: string; identifier?: string } = {},
+): Promise<{ vehicleId: string; deviceId: string; identifier: string; token: string; operatorId: string }> {
+  const pack = opts.pack ?? 'df-taxi';
+  const operatorId = opts.operatorId ?? `op-${Math.random().toString(36).slice(2, 8)}`;
+  const op = await api(sys, 'GET', `/v1/operators/${operatorId}`);
+  if (op.status === 404) {
+    const created = await api(sys, 'POST', '/v1/operators', { id: operatorId, name: `Operator ${operatorId}`, pack });
+    if (created.status !== 201) throw new Error(`operator: ${JSON.stringify(created.body)}`);
+  }
+  const vehicle = await api<{ id: string }>(sys, 'POST', '/v1/vehicles', {
+    plate: nextPlate(),
+    pack,
+    serviceType: pack === 'sp-fretamento' ? 'fretamento-continuo' : 'taxi',
+    capacity: pack === 'sp-fretamento' ? 44 : 4,
+    manufactureYear: 2022,
+    operatorId,
+  });
+  if (vehicle.status !== 201) throw new Error(`vehicle: ${JSON.stringify(vehicle.body)}`);
+  const identifier = opts.identifier ?? `IMEI-${Math.random().toString().slice(2, 17)}`;
+  const device = await api<{ id: string; token: string }>(sys, 'POST', '/v1/devices', {
+    vehicleId: vehicle.body.id,
+    identifier,
+  });
+  if (device.status !== 201) throw new Error(`device: ${JSON.stringify(device.body)}`);
+  return { vehicleId: vehicle.body.id, deviceId: device.body.id, identifier, token: device.body.token, operatorId };
+}

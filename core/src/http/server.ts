@@ -1,0 +1,45 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { installErrorHandler } from './error-handler.js';
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<boolean>;
+}
+
+export interface HttpServerOptions {
+  log: Logger;
+  bodyLimit?: number;
+  checks: ReadinessCheck[];
+}
+
+/**
+ * The Fastify instance every process starts from: contract error bodies, `GET /health`
+ * (liveness: the process answers) and `GET /ready` (every dependency reachable; 503 otherwise,
+ * and 503 while shutting down so a load balancer stops sending).
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.log as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // One line per telemetry request would drown the logs; errors are still logged by the handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  installErrorHandler(app);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_req, reply) => {
+    const results = await Promise.all(
+      options.checks.map(async (c) => [c.name, await c.check().catch(() => false)] as const),
+    );
+    const checks = Object.fromEntries(results.map(([name, ok]) => [name, ok ? 'ok' : 'unreachable']));
+    const ready = !closing && results.every(([, ok]) => ok);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : closing ? 'closing' : 'not-ready', checks });
+  });
+  return app;
+}

@@ -1,0 +1,118 @@
+import { AppError, type Telemetry } from '@vigia/core';
+import type { Database } from '@vigia/db';
+import type { Logger } from 'pino';
+import { storeTelemetry, type WriteOutcome } from './telemetry-store.js';
+
+export interface BatchWriterOptions {
+  db: Database;
+  log: Logger;
+  /** Records in one transaction at most. */
+  maxRecords: number;
+  /** How long the first record of a batch waits for company. */
+  maxWaitMs: number;
+  /** Records queued or being written, across all callers, before `write` refuses with 503. */
+  maxPending: number;
+  /** Transactions in flight at once (1 for PGlite, which has one connection). */
+  concurrency: number;
+  /** Called after each commit with the records that advanced their vehicle's live state. */
+  onCommitted(advanced: Telemetry[]): void;
+}
+
+interface Pending {
+  record: Telemetry;
+  settle(outcome: WriteOutcome | Error): void;
+}
+
+/**
+ * Gathers records from concurrent requests into few, large transactions. A caller's promise
+ * settles only after the transaction holding its records has committed, so an HTTP 200 (or a
+ * device ACK) always means durably stored. The queue is bounded: past `maxPending` records
+ * `write` throws OVERLOADED (HTTP 503 + Retry-After) instead of letting memory grow.
+ */
+export class BatchWriter {
+  private queue: Pending[] = [];
+  private pending = 0;
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly opts: BatchWriterOptions) {}
+
+  get pendingRecords(): number {
+    return this.pending;
+  }
+
+  write(records: readonly Telemetry[]): Promise<WriteOutcome[]> {
+    if (this.closed) return Promise.reject(new AppError('SHUTTING_DOWN', 'The ingest service is shutting down', 503));
+    if (records.length === 0) return Promise.resolve([]);
+    if (this.pending + records.length > this.opts.maxPending) {
+      return Promise.reject(
+        new AppError('OVERLOADED', 'Too many records waiting to be stored; retry shortly', 503, {
+          pendingRecords: this.pending,
+        }),
+      );
+    }
+    this.pending += records.length;
+    const settled = records.map(
+      (record) =>
+        new Promise<WriteOutcome>((resolve, reject) => {
+          this.queue.push({
+            record,
+            settle: (o) => (o instanceof Error ? reject(o) : resolve(o)),
+          });
+        }),
+    );
+    this.schedule();
+    return Promise.all(settled);
+  }
+
+  private schedule(): void {
+    if (this.queue.length >= this.opts.maxRecords || this.opts.maxWaitMs === 0) {
+      this.pump();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pump();
+      }, this.opts.maxWaitMs);
+    }
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.inFlight < this.opts.concurrency) {
+      const batch = this.queue.splice(0, this.opts.maxRecords);
+      this.inFlight++;
+      void this.flush(batch).finally(() => {
+        this.inFlight--;
+        this.pending -= batch.length;
+        if (this.queue.length > 0) this.pump();
+        else if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      });
+    }
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
+    const records = batch.map((p) => p.record);
+    try {
+      const { outcomes, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
+      for (const [i, p] of batch.entries()) p.settle(outcomes[i] ?? 'duplicate');
+      if (advanced.length > 0) this.opts.onCommitted(advanced);
+    } catch (err) {
+      this.opts.log.error({ err, code: 'TELEMETRY_WRITE_FAILED', records: batch.length }, 'telemetry batch not stored');
+      const failure = new AppError('STORAGE_UNAVAILABLE', 'The records could not be stored; retry', 503);
+      for (const p of batch) p.settle(failure);
+    }
+  }
+
+  /** Stops taking records and resolves once everything queued has been written. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.pump();
+    if (this.inFlight === 0 && this.queue.length === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+}

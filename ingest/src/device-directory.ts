@@ -1,0 +1,93 @@
+import type { Pack, ServiceType } from '@vigia/core';
+import type { Database } from '@vigia/db';
+
+/** A registered device with the vehicle it is in: what ingest needs to accept and attribute a record. */
+export interface DeviceEntry {
+  deviceId: string;
+  identifier: string;
+  vehicleId: string;
+  tokenHash: string;
+  plate: string;
+  operatorId: string | null;
+  pack: Pack;
+  serviceType: ServiceType;
+}
+
+interface Cached<T> {
+  value: T;
+  expires: number;
+}
+
+const SELECT_DEVICE = `
+  SELECT d.id AS "deviceId", d.identifier, d.vehicle_id AS "vehicleId", d.token_hash AS "tokenHash",
+         v.plate, v.operator_id AS "operatorId", v.pack, v.service_type AS "serviceType"
+  FROM devices d JOIN vehicles v ON v.id = d.vehicle_id
+  WHERE d.retired_at IS NULL`;
+
+/**
+ * Device lookups by identifier and by token hash, cached for `ttlMs` so the hot path does not
+ * query the registry per record. Unknown identifiers are cached too (a misconfigured device
+ * re-sends forever); the registry publishes `device-changed` on the bus when a device is
+ * created, rotated, moved or retired, and every process drops those entries at once.
+ */
+export class DeviceDirectory {
+  private readonly byIdentifier = new Map<string, Cached<DeviceEntry | null>>();
+  private readonly byToken = new Map<string, Cached<DeviceEntry | null>>();
+  /** Each vehicle's entry as last looked up: the vehicle facts a fleet update carries. */
+  private readonly byVehicle = new Map<string, DeviceEntry>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs: number,
+  ) {}
+
+  async lookup(identifiers: Iterable<string>): Promise<Map<string, DeviceEntry>> {
+    const now = Date.now();
+    const found = new Map<string, DeviceEntry>();
+    const missing: string[] = [];
+    for (const id of new Set(identifiers)) {
+      const hit = this.byIdentifier.get(id);
+      if (hit && hit.expires > now) {
+        if (hit.value) found.set(id, hit.value);
+      } else {
+        missing.push(id);
+      }
+    }
+    if (missing.length > 0) {
+      const { rows } = await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.identifier = ANY($1::text[])`, [
+        missing,
+      ]);
+      const expires = now + this.ttlMs;
+      const byId = new Map(rows.map((r) => [r.identifier, r]));
+      for (const id of missing) {
+        const entry = byId.get(id) ?? null;
+        this.byIdentifier.set(id, { value: entry, expires });
+        if (entry) found.set(id, entry);
+      }
+    }
+    for (const entry of found.values()) this.byVehicle.set(entry.vehicleId, entry);
+    return found;
+  }
+
+  async byTokenHash(tokenHash: string): Promise<DeviceEntry | undefined> {
+    const now = Date.now();
+    const hit = this.byToken.get(tokenHash);
+    if (hit && hit.expires > now) return hit.value ?? undefined;
+    const { rows } = await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = $1`, [tokenHash]);
+    const entry = rows[0] ?? null;
+    this.byToken.set(tokenHash, { value: entry, expires: now + this.ttlMs });
+    return entry ?? undefined;
+  }
+
+  vehicle(vehicleId: string): DeviceEntry | undefined {
+    return this.byVehicle.get(vehicleId);
+  }
+
+  invalidate(identifiers: readonly string[]): void {
+    const gone = new Set(identifiers);
+    for (const id of gone) this.byIdentifier.delete(id);
+    for (const [hash, cached] of this.byToken) {
+      if (!cached.value || gone.has(cached.value.identifier)) this.byToken.delete(hash);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import type { Bus, Config, FleetUpdate, Telemetry, TokenResolver } from '@vigia/core';
+import type { Database } from '@vigia/db';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { BatchWriter } from './batch-writer.js';
+import { DeviceDirectory, type DeviceEntry } from './device-directory.js';
+import { registerIngestRoutes } from './ingest-routes.js';
+import { createTokenResolver } from './token-resolver.js';
+
+export interface IngestService {
+  devices: DeviceDirectory;
+  writer: BatchWriter;
+  resolveToken: TokenResolver;
+  register(app: FastifyInstance): Promise<void>;
+  /** Stops taking records and waits until every accepted one is written. */
+  close(): Promise<void>;
+}
+
+export function toFleetUpdate(
+  r: Telemetry,
+  v: Pick<DeviceEntry, 'plate' | 'operatorId' | 'pack' | 'serviceType'>,
+): FleetUpdate {
+  return {
+    vehicleId: r.vehicleId,
+    plate: v.plate,
+    operatorId: v.operatorId,
+    pack: v.pack,
+    serviceType: v.serviceType,
+    ts: r.ts.toISOString(),
+    lat: r.lat,
+    lon: r.lon,
+    speedKmh: r.speedKmh,
+    headingDeg: r.headingDeg,
+    meterState: r.meterState,
+    tariff: r.meterTariff,
+    passengers: r.passengers,
+    doorOpen: r.doorOpen,
+    ignition: r.ignition,
+  };
+}
+
+/**
+ * The ingest path: device lookup, validation, batched durable writes, and fleet updates on the
+ * bus once they are committed. Registry changes announced on the bus drop stale device entries.
+ */
+export function createIngestService(deps: {
+  db: Database;
+  bus: Bus;
+  config: Config;
+  adminToken: string;
+  log: Logger;
+}): IngestService {
+  const { db, bus, config, log } = deps;
+  const devices = new DeviceDirectory(db, config.DEVICE_CACHE_TTL_MS);
+  const resolveToken = createTokenResolver({
+    adminToken: deps.adminToken,
+    db,
+    devices,
+    ttlMs: config.DEVICE_CACHE_TTL_MS,
+  });
+  const unsubscribe = bus.subscribe((message) => {
+    if (message.type === 'device-changed') devices.invalidate(message.identifiers);
+  });
+  const writer = new BatchWriter({
+    db,
+    log,
+    maxRecords: config.INGEST_BATCH_MAX_RECORDS,
+    maxWaitMs: config.INGEST_BATCH_MAX_WAIT_MS,
+    maxPending: config.INGEST_MAX_PENDING_RECORDS,
+    concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
+    onCommitted(advanced) {
+      const updates = advanced.flatMap((r) => {
+        const v = devices.vehicle(r.vehicleId);
+        return v ? [toFleetUpdate(r, v)] : [];
+      });
+      bus.publish({ type: 'fleet', updates }).catch((err: unknown) => {
+        log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'fleet update not published');
+      });
+    },
+  });
+
+  return {
+    devices,
+    writer,
+    resolveToken,
+    register: (app) =>
+      registerIngestRoutes(app, {
+        writer,
+        devices,
+        resolveToken,
+        bodyLimit: config.INGEST_BODY_LIMIT_BYTES,
+        maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S,
+      }),
+    async close() {
+      await writer.close();
+      unsubscribe();
+    },
+  };
+}
