@@ -40,7 +40,7 @@ export async function startSystem(
   const log = createLogger('vigia', config.LOG_LEVEL);
   const admin = await resolveAdminToken(config);
   const { db } = await openDatabase(config, log);
-  const bus = createBus(config.REDIS_URL, log);
+  const bus = createBus(config.REDIS_URL, config.REDIS_PREFIX, log);
   const ingest = createIngestService({ db, bus, config, adminToken: admin.token, log });
   const app = createHttpServer({
     log,
@@ -69,6 +69,7 @@ export async function startSystem(
       resolveToken: ingest.resolveToken,
       pushIntervalMs: config.LIVE_PUSH_INTERVAL_MS,
       redisUrl: config.REDIS_URL,
+      redisPrefix: config.REDIS_PREFIX,
       log,
     });
   }
@@ -112,12 +113,16 @@ export async function startSystem(
     log,
     close() {
       closing ??= (async () => {
-        await demo?.stop();
-        await app.close();
-        await live?.close();
-        await ingest.close();
-        await bus.close();
-        await db.close();
+        const step = async (name: string, fn: () => Promise<void> | undefined) => {
+          log.debug({ step: name }, 'closing');
+          await fn();
+        };
+        await step('simulator', () => demo?.stop());
+        await step('http', () => app.close());
+        await step('live', () => live?.close());
+        await step('ingest', () => ingest.close());
+        await step('bus', () => bus.close());
+        await step('database', () => db.close());
       })();
       return closing;
     },

@@ -22,6 +22,11 @@ export const configSchema = z.object({
   DATABASE_POOL_SIZE: positiveInt(10),
   /** Redis connection string; unset = in-process bus (single process only). */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Prefix of every Redis channel and key, so several deployments can share one Redis. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('vigia'),
   /** The admin/gateway token; unset in embedded mode = generated and kept in DATA_DIR. */
   ADMIN_TOKEN: z.string().min(16).optional(),
   /** Run the simulated fleet; default on in embedded mode, off when DATABASE_URL is set. */

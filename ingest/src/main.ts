@@ -18,7 +18,7 @@ if (!config.DATABASE_URL || !config.REDIS_URL) {
 const log = createLogger('vigia-ingest', config.LOG_LEVEL);
 const admin = await resolveAdminToken(config);
 const { db } = await openDatabase(config, log);
-const bus = createBus(config.REDIS_URL, log);
+const bus = createBus(config.REDIS_URL, config.REDIS_PREFIX, log);
 const ingest = createIngestService({ db, bus, config, adminToken: admin.token, log });
 const app = createHttpServer({
   log,
@@ -29,8 +29,8 @@ const app = createHttpServer({
   ],
 });
 await ingest.register(app);
-await app.listen({ port: config.PORT, host: config.HOST });
-log.info({ port: config.PORT }, 'ingest service running');
+const url = await app.listen({ port: config.PORT, host: config.HOST });
+log.info({ url }, 'ingest service running');
 
 exitOnSignals(
   async () => {

@@ -15,6 +15,7 @@ export interface LiveHubOptions {
   resolveToken: TokenResolver;
   pushIntervalMs: number;
   redisUrl: string | undefined;
+  redisPrefix: string;
   log: Logger;
 }
 
@@ -42,7 +43,7 @@ export class LiveHub {
         c.on('error', (err) => opts.log.warn({ err, code: 'REDIS_ERROR' }, 'socket.io adapter redis error'));
         this.redisClients.push(c);
       }
-      this.io.adapter(createAdapter(pub, sub));
+      this.io.adapter(createAdapter(pub, sub, { key: `${opts.redisPrefix}:socket.io` }));
     }
     const nsp = this.io.of(LIVE_NAMESPACE);
     nsp.use((socket, next) => {

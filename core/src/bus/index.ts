@@ -5,8 +5,8 @@ import { RedisBus } from './redis-bus.js';
 
 export type { Bus, BusHandler } from './bus.js';
 export { InProcessBus } from './in-process-bus.js';
-export { BUS_CHANNEL, RedisBus } from './redis-bus.js';
+export { RedisBus } from './redis-bus.js';
 
-export function createBus(redisUrl: string | undefined, log: Logger): Bus {
-  return redisUrl ? new RedisBus(redisUrl, log) : new InProcessBus();
+export function createBus(redisUrl: string | undefined, prefix: string, log: Logger): Bus {
+  return redisUrl ? new RedisBus(redisUrl, prefix, log) : new InProcessBus();
 }

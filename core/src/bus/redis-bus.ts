@@ -3,24 +3,26 @@ import type { Logger } from 'pino';
 import { type BusMessage, busMessageSchema } from '../live.js';
 import type { Bus, BusHandler } from './bus.js';
 
-export const BUS_CHANNEL = 'vigia:bus';
-
 /** Redis pub/sub needs a connection of its own for subscribing. */
 export class RedisBus implements Bus {
   private readonly pub: Redis;
   private sub: Redis | undefined;
   private readonly handlers = new Set<BusHandler>();
 
+  private readonly channel: string;
+
   constructor(
     private readonly url: string,
+    prefix: string,
     private readonly log: Logger,
   ) {
+    this.channel = `${prefix}:bus`;
     this.pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
     this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
   }
 
   async publish(message: BusMessage): Promise<void> {
-    await this.pub.publish(BUS_CHANNEL, JSON.stringify(message));
+    await this.pub.publish(this.channel, JSON.stringify(message));
   }
 
   subscribe(handler: BusHandler): () => void {
@@ -34,7 +36,7 @@ export class RedisBus implements Bus {
     this.sub = sub;
     sub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis subscriber error'));
     sub
-      .subscribe(BUS_CHANNEL)
+      .subscribe(this.channel)
       .catch((err: unknown) => this.log.error({ err, code: 'REDIS_SUBSCRIBE_FAILED' }, 'cannot subscribe to the bus'));
     sub.on('message', (_channel: string, raw: string) => {
       let message: BusMessage;

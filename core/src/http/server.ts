@@ -32,6 +32,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Node closes only the connections idle when closing starts; a keep-alive connection whose
+  // request was in flight would then stay open until its timeout and hold the exit.
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_req, reply) => {
     const results = await Promise.all(

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import type { FleetUpdate } from '@vigia/core';
+import { TEST_REDIS_URL } from '@vigia/db/testing';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
+import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+
+/**
+ * Two API processes behind one Redis: telemetry ingested through process A must reach a
+ * dashboard client connected to process B (a separate OS process running the built API service).
+ */
+describe('live channel across processes through Redis', () => {
+  const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+  let a: TestSystem;
+  let b: ChildSystem;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    a = await startTestSystem('postgres', { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
+    b = await spawnSystem(ENTRY.api, {
+      DATABASE_URL: a.config.DATABASE_URL ?? '',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      ADMIN_TOKEN: a.adminToken,
+      LIVE_PUSH_INTERVAL_MS: '500',
+    });
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.close();
+    b?.child.kill('SIGTERM');
+    await b?.exited;
+    await a?.stop();
+  });
+
+  function connect(
+    url: string,
+    token: string,
+  ): Promise<{ socket: Socket; batches: { at: number; updates: FleetUpdate[] }[] }> {
+    const socket = io(`${url}/live`, { auth: { token }, transports: ['websocket'], reconnection: false });
+    sockets.push(socket);
+    const batches: { at: number; updates: FleetUpdate[] }[] = [];
+    socket.on('fleet', (updates: FleetUpdate[]) => batches.push({ at: Date.now(), updates }));
+    return new Promise((resolve, reject) => {
+      socket.on('connect', () => resolve({ socket, batches }));
+      socket.on('connect_error', reject);
+    });
+  }
+
+  async function waitFor<T>(fn: () => T | undefined, timeoutMs = 5000): Promise<T> {
+    const start = Date.now();
+    for (;;) {
+      const v = fn();
+      if (v !== undefined) return v;
+      if (Date.now() - start > timeoutMs) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it('pushes updates ingested by process A to a client of process B, batched and newest-only', async () => {
+    const dev = await registerVehicle(a, { operatorId: 'op-live-1' });
+    const client = await connect(b.url, a.adminToken);
+    const t0 = Date.now() - 60_000;
+    const sentAt = Date.now();
+    for (let i = 0; i < 10; i++) {
+      const res = await api(
+        a,
+        'POST',
+        '/v1/telemetry',
+        {
+          deviceId: dev.identifier,
+          ts: new Date(t0 + i * 1000).toISOString(),
+          lat: -15.79 + i * 0.0005,
+          lon: -47.88,
+          speedKmh: 30 + i,
+          meter: { state: 'hired', tariff: 2 },
+          passengers: 2,
+        },
+        dev.token,
+      );
+      expect(res.status).toBe(200);
+    }
+    const newest = new Date(t0 + 9000).toISOString();
+    const seen = await waitFor(() =>
+      client.batches.find((b) => b.updates.some((u) => u.vehicleId === dev.vehicleId && u.ts === newest)),
+    );
+    const latencyMs = seen.at - sentAt;
+    console.log(`live: update visible on the other process ${latencyMs} ms after the first POST`);
+    const update = seen.updates.find((u) => u.vehicleId === dev.vehicleId)!;
+    expect(update).toMatchObject({
+      plate: expect.any(String),
+      pack: 'df-taxi',
+      meterState: 'hired',
+      tariff: 2,
+      passengers: 2,
+    });
+    // 10 samples, sent within a few push intervals: far fewer batches than samples, one entry per vehicle each.
+    const mine = client.batches.filter((b) => b.updates.some((u) => u.vehicleId === dev.vehicleId));
+    expect(mine.length).toBeLessThan(10);
+    for (const batch of client.batches) {
+      const ids = batch.updates.map((u) => u.vehicleId);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+    for (let i = 1; i < client.batches.length; i++) {
+      expect(client.batches[i]!.at - client.batches[i - 1]!.at).toBeGreaterThanOrEqual(400);
+    }
+  });
+
+  it('shows an operator-scoped user only its own operator’s vehicles', async () => {
+    const mine = await registerVehicle(a, { operatorId: 'op-live-mine' });
+    const theirs = await registerVehicle(a, { operatorId: 'op-live-theirs' });
+    const user = await api<{ token: string }>(a, 'POST', '/v1/users', {
+      name: 'Cooperative dispatcher',
+      role: 'dispatcher',
+      operatorIds: ['op-live-mine'],
+    });
+    expect(user.status).toBe(201);
+    const scoped = await connect(b.url, user.body.token);
+    const all = await connect(b.url, a.adminToken);
+    for (const d of [theirs, mine]) {
+      await api(
+        a,
+        'POST',
+        '/v1/telemetry',
+        { deviceId: d.identifier, ts: new Date().toISOString(), lat: -15.8, lon: -47.9 },
+        d.token,
+      );
+    }
+    await waitFor(() => all.batches.find((b) => b.updates.some((u) => u.vehicleId === mine.vehicleId)));
+    await waitFor(() => all.batches.find((b) => b.updates.some((u) => u.vehicleId === theirs.vehicleId)));
+    await waitFor(() => scoped.batches.find((b) => b.updates.some((u) => u.vehicleId === mine.vehicleId)));
+    const leaked = scoped.batches.flatMap((b) => b.updates).filter((u) => u.operatorId !== 'op-live-mine');
+    expect(leaked).toEqual([]);
+    // The same scope holds on the REST side.
+    const list = await api<{ items: { operatorId: string }[] }>(
+      { url: b.url, adminToken: a.adminToken },
+      'GET',
+      '/v1/vehicles',
+      undefined,
+      user.body.token,
+    );
+    expect(list.body.items.length).toBeGreaterThan(0);
+    expect(new Set(list.body.items.map((v) => v.operatorId))).toEqual(new Set(['op-live-mine']));
+  });
+
+  it('refuses a socket without a valid token', async () => {
+    await expect(connect(b.url, 'nope')).rejects.toThrow(/INVALID_TOKEN/);
+  });
+});
