@@ -1,0 +1,166 @@
+/**
+ * `npm run bench:ingest`: records per second through `POST /v1/telemetry` into PostgreSQL at
+ * batch sizes 1, 100 and 1000, and the same rows loaded by a bare COPY as the ceiling. The
+ * ingest service runs as its own process (the built `ingest/dist/main.js`), so the load
+ * generator's cost is not counted against it; the database is a scratch one on the local
+ * server (TEST_PG_URL, default the machine's PostgreSQL), dropped at the end. A script that
+ * prints figures, not a test.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { hashToken } from '@vigia/core';
+import { createScratchDatabase } from '@vigia/db/testing';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+const DEVICES = 200;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const RECORDS: Record<number, number> = { 1: 20_000, 100: 200_000, 1000: 400_000 };
+
+interface Sample {
+  deviceId: string;
+  ts: string;
+  lat: number;
+  lon: number;
+  speedKmh: number;
+  headingDeg: number;
+  ignition: boolean;
+  passengers: number;
+  meter: { state: 'hired'; tariff: 1; fareCents: number; tripId: string };
+  tacho: { speedKmh: number; driverId: string };
+}
+
+function makeSamples(count: number, startMs: number, run: number): Sample[] {
+  return Array.from({ length: count }, (_, i) => {
+    const d = i % DEVICES;
+    const step = Math.floor(i / DEVICES);
+    return {
+      deviceId: `BENCH-${d}`,
+      ts: new Date(startMs + run * 86_400_000 + step * 1000).toISOString(),
+      lat: -15.79 + step * 1e-5,
+      lon: -47.88 + d * 1e-3,
+      speedKmh: 40,
+      headingDeg: 90,
+      ignition: true,
+      passengers: 2,
+      meter: { state: 'hired', tariff: 1, fareCents: 500 + step, tripId: `t-${d}` },
+      tacho: { speedKmh: 39, driverId: `D-${d}` },
+    };
+  });
+}
+
+async function main() {
+  const scratch = await createScratchDatabase('vigia_bench');
+  const child = spawn(process.execPath, [new URL('../main.js', import.meta.url).pathname], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: scratch.url,
+      ADMIN_TOKEN,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      INGEST_MAX_PENDING_RECORDS: '1000000',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let url = '';
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const entry = JSON.parse(line) as { msg?: string; url?: string };
+    if (entry.msg === 'ingest service running' && entry.url) {
+      url = entry.url;
+      break;
+    }
+  }
+  const db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  const tokens: string[] = [];
+  try {
+    await db.query(`INSERT INTO operators (id, name, pack) VALUES ('bench', 'Bench', 'df-taxi')`);
+    const rows = Array.from({ length: DEVICES }, (_, d) => {
+      const token = `bench-device-token-${d}`;
+      tokens.push(token);
+      return { d, hash: hashToken(token) };
+    });
+    await db.query(
+      `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
+       SELECT 'v' || d, 'BEN' || lpad(d::text, 4, '0'), 'df-taxi', 'taxi', 4, 'bench' FROM unnest($1::int[]) d`,
+      [rows.map((r) => r.d)],
+    );
+    await db.query(
+      `INSERT INTO devices (id, vehicle_id, identifier, token_hash)
+       SELECT 'd' || d, 'v' || d, 'BENCH-' || d, h FROM unnest($1::int[], $2::text[]) AS x(d, h)`,
+      [rows.map((r) => r.d), rows.map((r) => r.hash)],
+    );
+
+    console.log(`HTTP ingest into PostgreSQL, ${DEVICES} devices, ${CONCURRENCY} concurrent clients`);
+    console.log('batch size | records | seconds | records/s');
+    const startMs = Date.now() - 30 * 86_400_000;
+    // Each run writes its own day, so no run's rows are duplicates of another's.
+    let run = 0;
+    for (const size of [1, 100, 1000]) {
+      run++;
+      const samples = makeSamples(RECORDS[size] ?? 10_000, startMs, run);
+      const bodies: string[] = [];
+      for (let i = 0; i < samples.length; i += size) bodies.push(JSON.stringify(samples.slice(i, i + size)));
+      let next = 0;
+      let accepted = 0;
+      const t = performance.now();
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = next++; i < bodies.length; i = next++) {
+            const res = await fetch(`${url}/v1/telemetry`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+              body: bodies[i],
+            });
+            const body = (await res.json()) as { accepted?: number };
+            if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+            accepted += body.accepted ?? 0;
+          }
+        }),
+      );
+      const s = (performance.now() - t) / 1000;
+      if (accepted !== samples.length) throw new Error(`accepted ${accepted} of ${samples.length}`);
+      console.log(
+        `${String(size).padStart(10)} | ${String(samples.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(samples.length / s)}`,
+      );
+    }
+
+    // The ceiling: the same kind of rows, straight into the table by COPY on one connection.
+    const copyRows = makeSamples(RECORDS[1000] ?? 100_000, startMs, ++run);
+    const client = new pg.Client({ connectionString: scratch.url });
+    await client.connect();
+    const t = performance.now();
+    const lines = Readable.from(
+      (function* () {
+        for (const r of copyRows) {
+          yield `${r.ts}\td${r.deviceId.slice(6)}\tv${r.deviceId.slice(6)}\t${new Date().toISOString()}\t${r.lat}\t${r.lon}\t${r.speedKmh}\t${r.headingDeg}\t\\N\tt\t\\N\t${r.passengers}\t\\N\t\\N\t\\N\thired\t1\t${r.meter.fareCents}\t${r.meter.tripId}\t${r.tacho.speedKmh}\t${r.tacho.driverId}\t0\t0\n`;
+        }
+      })(),
+    );
+    await pipeline(
+      lines,
+      client.query(
+        copyFrom(`COPY telemetry (ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m,
+          ignition, door_open, passengers, children_under7, boardings, alightings, meter_state, meter_tariff,
+          meter_fare_cents, meter_trip_id, tacho_speed_kmh, tacho_driver_id, dist_m, dt_s) FROM STDIN`),
+      ),
+    );
+    const s = (performance.now() - t) / 1000;
+    await client.end();
+    console.log(
+      `bare COPY  | ${String(copyRows.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(copyRows.length / s)}`,
+    );
+  } finally {
+    await db.end();
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    await scratch.drop();
+  }
+}
+
+await main();
