@@ -100,6 +100,6 @@ export class LiveHub {
     clearInterval(this.timer);
     this.unsubscribe();
     this.io.of(LIVE_NAMESPACE).local.disconnectSockets(true);
-    await Promise.allSettled(this.redisClients.map((c) => c.quit()));
+    for (const c of this.redisClients) c.disconnect();
   }
 }

@@ -17,7 +17,9 @@ export class RedisBus implements Bus {
     private readonly log: Logger,
   ) {
     this.channel = `${prefix}:bus`;
-    this.pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    // No offline queue: while Redis is down a publish fails at once (and is logged) instead of
+    // piling up in memory; the database, not the bus, is the record.
+    this.pub = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false });
     this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
   }
 
@@ -51,6 +53,7 @@ export class RedisBus implements Bus {
   }
 
   async ping(): Promise<boolean> {
+    if (this.pub.status !== 'ready') return false;
     try {
       return (await this.pub.ping()) === 'PONG';
     } catch {
@@ -60,6 +63,8 @@ export class RedisBus implements Bus {
 
   async close(): Promise<void> {
     this.handlers.clear();
-    await Promise.allSettled([this.pub.quit(), this.sub?.quit()]);
+    this.sub?.disconnect();
+    if (this.pub.status === 'ready') await this.pub.quit().catch(() => this.pub.disconnect());
+    else this.pub.disconnect();
   }
 }
