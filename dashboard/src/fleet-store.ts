@@ -1,0 +1,239 @@
+import type { FleetUpdate, MeterState, Pack, ServiceType, Tariff, VehicleItem, VehicleLive } from './api-types.js';
+import { classifyVehicle, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
+
+/** Everything the dashboard knows about one vehicle: registry facts plus its latest sample. */
+export interface TrackedVehicle {
+  id: string;
+  plate: string;
+  pack: Pack;
+  serviceType: ServiceType;
+  operatorId: string | null;
+  capacity: number | null;
+  /** Null until the vehicle's first sample: such a vehicle is counted but not drawn. */
+  position: { lat: number; lon: number } | null;
+  lastSeenMs: number | null;
+  speedKmh: number | null;
+  headingDeg: number | null;
+  meterState: MeterState | null;
+  tariff: Tariff | null;
+  passengers: number | null;
+  doorOpen: boolean | null;
+  ignition: boolean | null;
+  status: VehicleStatus;
+}
+
+export type StatusCounts = Record<VehicleStatus, number>;
+
+export interface FleetCounts {
+  total: number;
+  online: number;
+  byStatus: StatusCounts;
+}
+
+interface Sample {
+  lastSeenMs: number;
+  lat: number;
+  lon: number;
+  speedKmh: number | null;
+  headingDeg: number | null;
+  meterState: MeterState | null;
+  tariff: Tariff | null;
+  passengers: number | null;
+  doorOpen: boolean | null;
+  ignition: boolean | null;
+}
+
+export interface FleetStoreOptions {
+  offlineAfterS: number;
+  /** Current time in epoch ms, on the server's clock (see server-clock.ts). */
+  now: () => number;
+}
+
+/**
+ * The live fleet held in memory. It never touches the map: it tells subscribers that something
+ * changed and lets them read the state when they are ready to draw it.
+ */
+export class FleetStore {
+  private readonly vehicles = new Map<string, TrackedVehicle>();
+  private readonly listeners = new Set<() => void>();
+  private readonly offlineAfterS: number;
+  private readonly now: () => number;
+
+  constructor(options: FleetStoreOptions) {
+    this.offlineAfterS = options.offlineAfterS;
+    this.now = options.now;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(id: string): TrackedVehicle | undefined {
+    return this.vehicles.get(id);
+  }
+
+  all(): IterableIterator<TrackedVehicle> {
+    return this.vehicles.values();
+  }
+
+  get size(): number {
+    return this.vehicles.size;
+  }
+
+  /** Forgets every vehicle: another token may see another fleet. */
+  clear(): void {
+    this.vehicles.clear();
+    this.notify();
+  }
+
+  /** Merges a `GET /v1/vehicles` listing; registry facts win, but a sample never replaces a newer one. */
+  mergeListing(items: readonly VehicleItem[]): void {
+    for (const item of items) {
+      const existing = this.vehicles.get(item.id);
+      const vehicle = existing ?? emptyVehicle(item.id, item.plate, item.pack, item.serviceType, item.operatorId);
+      vehicle.plate = item.plate;
+      vehicle.pack = item.pack;
+      vehicle.serviceType = item.serviceType;
+      vehicle.operatorId = item.operatorId;
+      vehicle.capacity = item.capacity ?? null;
+      const sample = item.live ? sampleFromLive(item.live) : null;
+      if (sample) applySample(vehicle, sample);
+      this.classify(vehicle);
+      this.vehicles.set(item.id, vehicle);
+    }
+    this.notify();
+  }
+
+  /** Applies a `fleet` batch. A vehicle not seen in the listing yet is created from its update. */
+  applyUpdates(updates: readonly FleetUpdate[]): void {
+    let changed = false;
+    for (const update of updates) {
+      const sample = sampleFromUpdate(update);
+      if (!sample) continue;
+      let vehicle = this.vehicles.get(update.vehicleId);
+      if (!vehicle) {
+        vehicle = emptyVehicle(update.vehicleId, update.plate, update.pack, update.serviceType, update.operatorId);
+        this.vehicles.set(vehicle.id, vehicle);
+      }
+      vehicle.plate = update.plate;
+      vehicle.operatorId = update.operatorId;
+      vehicle.serviceType = update.serviceType;
+      if (applySample(vehicle, sample)) {
+        this.classify(vehicle);
+        changed = true;
+      }
+    }
+    if (changed) this.notify();
+  }
+
+  /** Re-evaluates time-dependent statuses (going offline happens with no message at all). */
+  refreshStatuses(): void {
+    let changed = false;
+    for (const vehicle of this.vehicles.values()) {
+      const before = vehicle.status;
+      this.classify(vehicle);
+      if (vehicle.status !== before) changed = true;
+    }
+    if (changed) this.notify();
+  }
+
+  counts(): FleetCounts {
+    const byStatus = Object.fromEntries(vehicleStatuses.map((status) => [status, 0])) as StatusCounts;
+    for (const vehicle of this.vehicles.values()) byStatus[vehicle.status] += 1;
+    return { total: this.vehicles.size, online: this.vehicles.size - byStatus.offline, byStatus };
+  }
+
+  private classify(vehicle: TrackedVehicle): void {
+    vehicle.status = classifyVehicle(vehicle, this.now(), this.offlineAfterS);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function emptyVehicle(
+  id: string,
+  plate: string,
+  pack: Pack,
+  serviceType: ServiceType,
+  operatorId: string | null,
+): TrackedVehicle {
+  return {
+    id,
+    plate,
+    pack,
+    serviceType,
+    operatorId,
+    capacity: null,
+    position: null,
+    lastSeenMs: null,
+    speedKmh: null,
+    headingDeg: null,
+    meterState: null,
+    tariff: null,
+    passengers: null,
+    doorOpen: null,
+    ignition: null,
+    status: 'offline',
+  };
+}
+
+/** Returns whether the sample was taken: samples may arrive out of order (a listing fetched before a push). */
+function applySample(vehicle: TrackedVehicle, sample: Sample): boolean {
+  if (vehicle.lastSeenMs !== null && sample.lastSeenMs < vehicle.lastSeenMs) return false;
+  vehicle.position = { lat: sample.lat, lon: sample.lon };
+  vehicle.lastSeenMs = sample.lastSeenMs;
+  vehicle.speedKmh = sample.speedKmh;
+  vehicle.headingDeg = sample.headingDeg;
+  vehicle.meterState = sample.meterState;
+  vehicle.tariff = sample.tariff;
+  vehicle.passengers = sample.passengers;
+  vehicle.doorOpen = sample.doorOpen;
+  vehicle.ignition = sample.ignition;
+  return true;
+}
+
+function sampleFromLive(live: VehicleLive): Sample | null {
+  return buildSample(live.ts, live.lat, live.lon, {
+    speedKmh: live.speedKmh ?? null,
+    headingDeg: live.headingDeg ?? null,
+    meterState: live.meterState ?? null,
+    tariff: live.tariff ?? null,
+    passengers: live.passengers ?? null,
+    doorOpen: live.doorOpen ?? null,
+    ignition: live.ignition ?? null,
+  });
+}
+
+function sampleFromUpdate(update: FleetUpdate): Sample | null {
+  if (typeof update.vehicleId !== 'string') return null;
+  return buildSample(update.ts, update.lat, update.lon, update);
+}
+
+/**
+ * Drops a sample the map cannot place rather than letting one bad message break the whole layer;
+ * the server validates its output with zod, so this only guards against version skew.
+ */
+function buildSample(
+  ts: string,
+  lat: number,
+  lon: number,
+  rest: Omit<Sample, 'lastSeenMs' | 'lat' | 'lon'>,
+): Sample | null {
+  const lastSeenMs = Date.parse(ts);
+  if (!Number.isFinite(lastSeenMs) || !Number.isFinite(lat) || !Number.isFinite(lon)) return null;
+  return {
+    lastSeenMs,
+    lat,
+    lon,
+    speedKmh: rest.speedKmh,
+    headingDeg: rest.headingDeg,
+    meterState: rest.meterState,
+    tariff: rest.tariff,
+    passengers: rest.passengers,
+    doorOpen: rest.doorOpen,
+    ignition: rest.ignition,
+  };
+}

@@ -1,0 +1,72 @@
+import { AttributionControl, Map as MapLibreMap, NavigationControl, ScaleControl } from 'maplibre-gl';
+import { element } from './dom.js';
+import { allAreasBounds, servedAreas } from './served-areas.js';
+
+/** Shipped in public/: renders with no network at all. */
+export const offlineStyleUrl = '/offline-style.json';
+
+const fitPadding = 48;
+
+export interface MapViewOptions {
+  container: HTMLElement;
+  styleUrl: string;
+  /** Told when a configured style cannot be loaded and the offline one is used instead. */
+  onStyleFallback: (failedUrl: string) => void;
+}
+
+export interface MapView {
+  map: MapLibreMap;
+  /** Settles on the map's first `load`: the style is ready and layers can be added. */
+  loaded: Promise<void>;
+}
+
+export function createMap(options: MapViewOptions): MapView {
+  const map = new MapLibreMap({
+    container: options.container,
+    style: options.styleUrl,
+    bounds: allAreasBounds,
+    fitBoundsOptions: { padding: fitPadding },
+    attributionControl: false,
+    // Regulators compare positions with street addresses; a tilted or rotated map only gets in the way.
+    dragRotate: false,
+    pitchWithRotate: false,
+    touchPitch: false,
+  });
+  map.touchZoomRotate.disableRotation();
+  map.keyboard.disableRotation();
+  map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
+  map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-right');
+  map.addControl(new AttributionControl({ compact: true }), 'bottom-right');
+
+  const loaded = new Promise<void>((resolve) => map.once('load', () => resolve()));
+
+  // A configured online style is useless on a control-room network without internet access:
+  // fall back once to the built-in style rather than leaving an empty map.
+  if (options.styleUrl !== offlineStyleUrl) {
+    const onError = () => {
+      map.off('error', onError);
+      options.onStyleFallback(options.styleUrl);
+      map.setStyle(offlineStyleUrl);
+    };
+    map.on('error', onError);
+    void loaded.then(() => map.off('error', onError));
+  }
+  return { map, loaded };
+}
+
+/** Fills the top bar's area switcher: the whole served territory, then each city. */
+export function renderAreaNavigation(container: HTMLElement, map: MapLibreMap): void {
+  const allButton = element('button', 'area-nav__button', 'All areas');
+  allButton.type = 'button';
+  allButton.dataset.area = 'all';
+  allButton.addEventListener('click', () => map.fitBounds(allAreasBounds, { padding: fitPadding }));
+  const buttons = [allButton];
+  for (const area of servedAreas) {
+    const button = element('button', 'area-nav__button', area.label);
+    button.type = 'button';
+    button.dataset.area = area.id;
+    button.addEventListener('click', () => map.flyTo({ center: area.center, zoom: area.zoom, essential: true }));
+    buttons.push(button);
+  }
+  container.replaceChildren(...buttons);
+}

@@ -1,0 +1,139 @@
+import { ApiClient, ApiError, UnauthorizedError } from './api-client.js';
+import { forgetToken, saveToken } from './auth-token.js';
+import type { ConnectionIndicator } from './connection-indicator.js';
+import type { FleetStore } from './fleet-store.js';
+import { LiveConnection } from './live-connection.js';
+import type { Notice } from './notice.js';
+import type { ServerClock } from './server-clock.js';
+import { askForToken } from './token-dialog.js';
+
+export interface SessionOptions {
+  store: FleetStore;
+  clock: ServerClock;
+  notice: Notice;
+  indicator: ConnectionIndicator;
+  /** Receives operator names as soon as they are known (popups show names, updates carry ids). */
+  onOperators: (names: ReadonlyMap<string, string>) => void;
+}
+
+const refusedMessage = 'The API refused this token. Enter a valid API token.';
+const liveRetryDelayMs = 5000;
+const maxLoadRetryDelayMs = 30_000;
+
+/**
+ * One signed-in period: loads the registry with a token, keeps the live channel open, and starts
+ * over with the token form whenever the API stops accepting the token.
+ */
+export class DashboardSession {
+  private live: LiveConnection | null = null;
+
+  constructor(private readonly options: SessionOptions) {}
+
+  async start(initialToken: string | null, reason: string | null = null): Promise<void> {
+    let token = initialToken;
+    let refusal = reason;
+    let retryDelayMs = 1000;
+    for (;;) {
+      if (token === null) {
+        this.options.indicator.show('signed-out');
+        token = await askForToken(refusal ?? 'Enter an API token to see the fleet.');
+        this.options.indicator.show('connecting');
+      }
+      const api = new ApiClient(token, this.options.clock);
+      try {
+        await this.loadFleet(api);
+        saveToken(token);
+        this.options.notice.clear();
+        this.connectLive(api, token);
+        return;
+      } catch (error) {
+        if (error instanceof UnauthorizedError) {
+          forgetToken();
+          token = null;
+          refusal = refusedMessage;
+          continue;
+        }
+        this.options.notice.show(
+          `Could not load the fleet (${describe(error)}); retrying in ${retryDelayMs / 1000} s.`,
+        );
+        await delay(retryDelayMs);
+        retryDelayMs = Math.min(retryDelayMs * 2, maxLoadRetryDelayMs);
+      }
+    }
+  }
+
+  private async loadFleet(api: ApiClient): Promise<void> {
+    const [vehicles, operators] = await Promise.all([api.listVehicles(), this.loadOperatorNames(api)]);
+    this.options.onOperators(operators);
+    this.options.store.clear();
+    this.options.store.mergeListing(vehicles);
+  }
+
+  /** Some roles may list vehicles but not operators; the map is still useful without the names. */
+  private async loadOperatorNames(api: ApiClient): Promise<Map<string, string>> {
+    try {
+      const operators = await api.listOperators();
+      return new Map(operators.map((operator) => [operator.id, operator.name]));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) return new Map();
+      throw error;
+    }
+  }
+
+  private connectLive(api: ApiClient, token: string): void {
+    const { store, indicator, notice } = this.options;
+    this.live?.close();
+    const live = new LiveConnection(token, {
+      onFleet: (updates) => store.applyUpdates(updates),
+      onStateChange: (state) => indicator.show(state),
+      onReconnected: () => {
+        api.listVehicles().then(
+          (vehicles) => store.mergeListing(vehicles),
+          (error: unknown) => this.onLiveTrouble(api, live, error),
+        );
+      },
+      onRefused: () => {
+        api.verifyToken().then(
+          () => window.setTimeout(() => live.retry(), liveRetryDelayMs),
+          (error: unknown) => this.onLiveTrouble(api, live, error),
+        );
+      },
+    });
+    this.live = live;
+    notice.clear();
+  }
+
+  private onLiveTrouble(api: ApiClient, live: LiveConnection, error: unknown): void {
+    if (error instanceof UnauthorizedError) {
+      live.close();
+      this.live = null;
+      forgetToken();
+      void this.start(null, refusedMessage);
+      return;
+    }
+    this.options.notice.show(`Live updates interrupted (${describe(error)}); retrying.`);
+    window.setTimeout(() => {
+      live.retry();
+      api.listVehicles().then(
+        (vehicles) => {
+          this.options.store.mergeListing(vehicles);
+          this.options.notice.clear();
+        },
+        () => {
+          // The next reconnect or refusal brings us back here.
+        },
+      );
+    }, liveRetryDelayMs);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError) return error.code ?? `HTTP ${error.status}`;
+  if (error instanceof DOMException && error.name === 'TimeoutError') return 'timed out';
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => window.setTimeout(resolve, ms));
+}

@@ -1,0 +1,324 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type RunningSystem, startSystem } from '@vigia/api';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusStyles, type VehicleStatus } from '../src/vehicle-status.js';
+
+/**
+ * The dashboard against the real system (embedded database, simulated fleet) in headless Chromium
+ * with software WebGL: the map must load, draw the fleet as coloured circles, move them as the
+ * simulator reports, open a vehicle's popup on click and count the fleet.
+ */
+
+const chromiumPath = '/usr/bin/chromium';
+const chromiumArgs = [
+  '--no-sandbox',
+  '--headless=new',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--ignore-gpu-blocklist',
+  '--disable-gpu-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
+const demoVehicles = 12;
+/** Set to a folder to keep the screenshots the assertions read (CI artefacts, debugging). */
+const screenshotDir = process.env.VIGIA_TEST_SCREENSHOTS;
+
+const hasChromium = existsSync(chromiumPath);
+if (!hasChromium) console.warn(`dashboard browser test skipped: ${chromiumPath} is not installed`);
+
+/** Mirrors `VigiaDebugHandle` (src/debug-handle.ts) as seen from page scripts. */
+interface VehicleSnapshot {
+  id: string;
+  lat: number;
+  lon: number;
+  status: VehicleStatus;
+}
+interface PageGlobals {
+  vigia?: {
+    map: {
+      loaded(): boolean;
+      isMoving(): boolean;
+      jumpTo(options: { center: [number, number]; zoom: number }): void;
+      project(lngLat: [number, number]): { x: number; y: number };
+      once(event: 'idle', listener: () => void): void;
+      triggerRepaint(): void;
+      getCanvas(): { clientWidth: number; clientHeight: number };
+    };
+    vehicles(): VehicleSnapshot[];
+  };
+}
+
+/** Statuses of a reporting vehicle; offline grey is left out, it sits too close to the base map's greys. */
+const liveMarkerColours = (['free', 'hired-1', 'hired-2', 'charter', 'other'] as const).map((status) =>
+  hexToRgb(statusStyles[status].color),
+);
+/** Circle interiors come out exact; the tolerance absorbs colour-space rounding in software rendering. */
+const colourTolerance = 12;
+
+describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
+  let dataDir: string;
+  let sys: RunningSystem;
+  let browser: Browser;
+  let page: Page;
+  let plates: Map<string, string>;
+
+  beforeAll(async () => {
+    await ensureDashboardBuilt();
+    dataDir = await mkdtemp(join(tmpdir(), 'vigia-dashboard-test-'));
+    sys = await startSystem({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO: 'on',
+      DEMO_VEHICLES: String(demoVehicles),
+      DEMO_INTERVAL_MS: '500',
+      LOG_LEVEL: 'silent',
+    });
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${sys.url}/#token=${sys.adminToken}`);
+    // Every simulated vehicle reporting, drawn, on a loaded map.
+    await page.waitForFunction(
+      (expected) => {
+        const vigia = (globalThis as unknown as PageGlobals).vigia;
+        if (!vigia?.map.loaded()) return false;
+        return vigia.vehicles().filter((vehicle) => vehicle.status !== 'offline').length >= expected;
+      },
+      demoVehicles,
+      { timeout: 60_000, polling: 250 },
+    );
+    plates = new Map((await listVehicles(sys)).map((vehicle) => [vehicle.id, vehicle.plate]));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sys?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps the token out of the address bar', () => {
+    expect(page.url()).not.toContain('token');
+  });
+
+  it('draws the fleet in the marker colours on the initial view', async () => {
+    await waitForIdleMap(page);
+    const markerPixels = countMarkerPixels(await mapScreenshot(page, 'initial-view'));
+    // Three clusters of circles 3+ px in radius; a blank or base-map-only canvas has none of these colours.
+    expect(markerPixels).toBeGreaterThan(40);
+  });
+
+  it('counts the fleet', async () => {
+    const total = plates.size;
+    expect(total).toBeGreaterThanOrEqual(demoVehicles);
+    await expect.poll(() => page.locator('[data-count="total"]').textContent()).toBe(String(total));
+    await expect.poll(() => page.locator('[data-count="online"]').textContent()).toBe(String(demoVehicles));
+  });
+
+  it('moves the markers as positions arrive', async () => {
+    // Street scale on the vehicle that moves most, so a few seconds of driving is tens of pixels.
+    const before = await snapshot(page);
+    await page.waitForTimeout(2000);
+    const mover = fastest(before, await snapshot(page));
+    expect(mover, 'no simulated vehicle moved within 2 s').toBeDefined();
+    if (!mover) return;
+    await page.evaluate(
+      ({ lon, lat }) => (globalThis as unknown as PageGlobals).vigia?.map.jumpTo({ center: [lon, lat], zoom: 16 }),
+      mover,
+    );
+    await waitForIdleMap(page);
+
+    const firstPositions = await snapshot(page);
+    const firstImage = await mapScreenshot(page, 'moving-1');
+    await page.waitForTimeout(3000);
+    await waitForIdleMap(page);
+    const secondPositions = await snapshot(page);
+    const secondImage = await mapScreenshot(page, 'moving-2');
+
+    const moved = [...firstPositions.values()].filter((vehicle) => {
+      const later = secondPositions.get(vehicle.id);
+      return later !== undefined && (later.lat !== vehicle.lat || later.lon !== vehicle.lon);
+    });
+    expect(moved.length).toBeGreaterThan(0);
+
+    const firstMask = markerMask(firstImage);
+    const secondMask = markerMask(secondImage);
+    expect(countSet(firstMask)).toBeGreaterThan(50);
+    expect(countSet(secondMask)).toBeGreaterThan(50);
+    let changed = 0;
+    for (let i = 0; i < firstMask.length; i += 1) if (firstMask[i] !== secondMask[i]) changed += 1;
+    expect(changed).toBeGreaterThan(30);
+  });
+
+  it('opens a popup with the plate of the clicked vehicle', async () => {
+    const target = await page.evaluate(() => {
+      const vigia = (globalThis as unknown as PageGlobals).vigia;
+      if (!vigia) return null;
+      const { clientWidth: width, clientHeight: height } = vigia.map.getCanvas();
+      // The vehicle nearest the centre: the one the previous test is following, well inside the view.
+      let best: { id: string; x: number; y: number; distance: number } | null = null;
+      for (const vehicle of vigia.vehicles()) {
+        if (vehicle.status === 'offline') continue;
+        const point = vigia.map.project([vehicle.lon, vehicle.lat]);
+        const distance = Math.hypot(point.x - width / 2, point.y - height / 2);
+        if (!best || distance < best.distance) best = { id: vehicle.id, x: point.x, y: point.y, distance };
+      }
+      return best;
+    });
+    expect(target).not.toBeNull();
+    if (!target) return;
+    const box = await page.locator('#map').boundingBox();
+    if (!box) throw new Error('the map element has no box');
+    await page.mouse.click(box.x + target.x, box.y + target.y);
+    const popup = page.locator('.maplibregl-popup .vehicle-popup');
+    await popup.waitFor({ timeout: 5000 });
+    const plate = plates.get(target.id);
+    expect(plate).toBeDefined();
+    await expect.poll(() => popup.textContent()).toContain(plate);
+    expect(await popup.getAttribute('data-vehicle-id')).toBe(target.id);
+    if (screenshotDir) await page.screenshot({ path: join(screenshotDir, 'popup.png') });
+  });
+});
+
+/**
+ * `npm test` builds first; a bare `vitest run dashboard` after editing the app would otherwise test
+ * the previous build, so the bundle is rebuilt when any source is newer than it.
+ */
+async function ensureDashboardBuilt(): Promise<void> {
+  const builtAt = await modifiedAt(join(dashboardDir, 'dist', 'index.html'));
+  const sources = await Promise.all(
+    ['index.html', 'vite.config.ts', 'src', 'public'].map((entry) => newestModification(join(dashboardDir, entry))),
+  );
+  if (builtAt !== null && sources.every((modified) => modified <= builtAt)) return;
+  console.warn('dashboard/dist is missing or older than its sources: building it for the browser test');
+  const { build } = await import('vite');
+  await build({ root: dashboardDir, logLevel: 'warn' });
+}
+
+async function modifiedAt(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+async function newestModification(path: string): Promise<number> {
+  const info = await stat(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  const entries = await readdir(path, { recursive: true, withFileTypes: true });
+  const times = await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).mtimeMs),
+  );
+  return Math.max(info.mtimeMs, ...times);
+}
+
+async function listVehicles(sys: RunningSystem): Promise<Array<{ id: string; plate: string }>> {
+  const vehicles: Array<{ id: string; plate: string }> = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const response = await fetch(`${sys.url}/v1/vehicles?limit=1000${query}`, {
+      headers: { authorization: `Bearer ${sys.adminToken}` },
+    });
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as { items: Array<{ id: string; plate: string }>; next: string | null };
+    vehicles.push(...page.items);
+    cursor = page.next;
+  } while (cursor);
+  return vehicles;
+}
+
+async function snapshot(page: Page): Promise<Map<string, VehicleSnapshot>> {
+  const vehicles = await page.evaluate(() => (globalThis as unknown as PageGlobals).vigia?.vehicles() ?? []);
+  return new Map(vehicles.map((vehicle) => [vehicle.id, vehicle]));
+}
+
+function fastest(
+  before: Map<string, VehicleSnapshot>,
+  after: Map<string, VehicleSnapshot>,
+): VehicleSnapshot | undefined {
+  let best: VehicleSnapshot | undefined;
+  let bestDistance = 0;
+  for (const [id, vehicle] of after) {
+    const earlier = before.get(id);
+    if (!earlier || vehicle.status === 'offline') continue;
+    const distance = Math.hypot(vehicle.lat - earlier.lat, vehicle.lon - earlier.lon);
+    if (distance > bestDistance) {
+      best = vehicle;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Resolves once the map has drawn everything it has (no camera move or pending tiles). */
+async function waitForIdleMap(page: Page): Promise<void> {
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const map = (globalThis as unknown as PageGlobals).vigia?.map;
+        if (!map) return resolve();
+        map.once('idle', () => resolve());
+        map.triggerRepaint();
+      }),
+  );
+}
+
+/** Only the map: the legend beside it shows the same colours. */
+async function mapScreenshot(page: Page, name: string): Promise<PNG> {
+  const png = await page.locator('#map canvas').screenshot();
+  if (screenshotDir) {
+    await mkdir(screenshotDir, { recursive: true });
+    await writeFile(join(screenshotDir, `${name}.png`), png);
+  }
+  return PNG.sync.read(png);
+}
+
+function markerMask(image: PNG): Uint8Array {
+  const mask = new Uint8Array(image.width * image.height);
+  for (let pixel = 0; pixel < mask.length; pixel += 1) {
+    const offset = pixel * 4;
+    const r = image.data[offset] ?? 0;
+    const g = image.data[offset + 1] ?? 0;
+    const b = image.data[offset + 2] ?? 0;
+    if (
+      liveMarkerColours.some(
+        (colour) =>
+          Math.abs(colour.r - r) <= colourTolerance &&
+          Math.abs(colour.g - g) <= colourTolerance &&
+          Math.abs(colour.b - b) <= colourTolerance,
+      )
+    ) {
+      mask[pixel] = 1;
+    }
+  }
+  return mask;
+}
+
+function countMarkerPixels(image: PNG): number {
+  return countSet(markerMask(image));
+}
+
+function countSet(mask: Uint8Array): number {
+  let count = 0;
+  for (const value of mask) count += value;
+  return count;
+}
+
+function hexToRgb(hex: string): { r: number; g: number; b: number } {
+  const value = Number.parseInt(hex.slice(1), 16);
+  return { r: (value >> 16) & 0xff, g: (value >> 8) & 0xff, b: value & 0xff };
+}
