@@ -64,6 +64,9 @@ async function main() {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       INGEST_MAX_PENDING_RECORDS: '1000000',
+      ...(process.env.INGEST_BATCH_MAX_WAIT_MS
+        ? { INGEST_BATCH_MAX_WAIT_MS: process.env.INGEST_BATCH_MAX_WAIT_MS }
+        : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,0 +1,120 @@
+import type { Logger } from '@vigia/core';
+import { z } from 'zod';
+import type { DeviceRecord, Roster } from '../fleet/roster.js';
+import { HttpError, httpErrorFrom, joinUrl, requestJson } from './http.js';
+
+const createdSchema = z.looseObject({ id: z.string() });
+const createdDeviceSchema = z.looseObject({ id: z.string(), token: z.string().min(1) });
+const tokenSchema = z.looseObject({ token: z.string().min(1) });
+
+/** Requests in flight at once while registering one by one. */
+const CONCURRENCY = 8;
+
+export interface RegistryApi {
+  apiUrl: string;
+  adminToken: string;
+  log: Logger;
+  signal?: AbortSignal;
+}
+
+type Collection = 'operators' | 'drivers' | 'vehicles';
+
+/**
+ * Registers the roster through the API and returns each device's token, keyed by device id.
+ * Idempotent, so a restart re-uses what exists: each collection is first created in one request
+ * (the fast path on a fresh registry); when that answers 409 — something already exists, and an
+ * array request creates nothing then — records are created one at a time and a 409 is checked
+ * with a GET to be the same record. A device's token is shown only when the device is created,
+ * so an existing device gets a fresh one by rotation.
+ */
+export async function registerRoster(api: RegistryApi, roster: Roster): Promise<Map<string, string>> {
+  const vehicles = roster.entries.map((e) => e.vehicle);
+  const drivers = roster.entries.flatMap((e) => e.drivers);
+  const devices = roster.entries.map((e) => e.device);
+
+  const operators = await ensureAll(api, 'operators', roster.operators);
+  const driverCount = await ensureAll(api, 'drivers', drivers);
+  const vehicleCount = await ensureAll(api, 'vehicles', vehicles);
+  const tokens = await ensureDevices(api, devices);
+  api.log.info(
+    { operators, drivers: driverCount, vehicles: vehicleCount, devices: tokens.size },
+    'simulated fleet registered',
+  );
+  return tokens;
+}
+
+async function post(api: RegistryApi, path: string, body: unknown) {
+  return requestJson(joinUrl(api.apiUrl, path), { method: 'POST', token: api.adminToken, body, signal: api.signal });
+}
+
+async function ensureAll<T extends { id: string }>(api: RegistryApi, collection: Collection, records: readonly T[]) {
+  if (records.length === 0) return 0;
+  const batch = await post(api, `/v1/${collection}`, records);
+  if (batch.status === 201 || batch.status === 200) {
+    z.array(createdSchema).length(records.length).parse(batch.body);
+    return records.length;
+  }
+  if (batch.status !== 409) throw httpErrorFrom(batch, `Creating ${collection}`);
+  await inParallel(records, CONCURRENCY, (record) => ensureOne(api, collection, record));
+  return records.length;
+}
+
+async function ensureOne(api: RegistryApi, collection: Collection, record: { id: string }): Promise<void> {
+  const res = await post(api, `/v1/${collection}`, record);
+  if (res.status === 201 || res.status === 200) {
+    createdSchema.parse(res.body);
+    return;
+  }
+  if (res.status !== 409) throw httpErrorFrom(res, `Creating ${collection} ${record.id}`);
+  // 409 may also mean a clash on another unique field (a plate already in use by another vehicle).
+  const existing = await requestJson(joinUrl(api.apiUrl, `/v1/${collection}/${encodeURIComponent(record.id)}`), {
+    method: 'GET',
+    token: api.adminToken,
+    signal: api.signal,
+  });
+  if (existing.status !== 200) {
+    const conflict = httpErrorFrom(res, `Creating ${collection} ${record.id}`);
+    throw new HttpError(409, conflict.code, `${conflict.message} (and no ${collection} record with that id exists)`);
+  }
+  createdSchema.parse(existing.body);
+}
+
+async function ensureDevices(api: RegistryApi, devices: readonly DeviceRecord[]): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  if (devices.length === 0) return tokens;
+  const batch = await post(api, '/v1/devices', devices);
+  if (batch.status === 201 || batch.status === 200) {
+    for (const d of z.array(createdDeviceSchema).length(devices.length).parse(batch.body)) tokens.set(d.id, d.token);
+    return tokens;
+  }
+  if (batch.status !== 409) throw httpErrorFrom(batch, 'Creating devices');
+  await inParallel(devices, CONCURRENCY, async (device) => {
+    const res = await post(api, '/v1/devices', device);
+    if (res.status === 201 || res.status === 200) {
+      tokens.set(device.id, createdDeviceSchema.parse(res.body).token);
+    } else if (res.status === 409) {
+      tokens.set(device.id, await rotateDeviceToken(api, device.id));
+    } else {
+      throw httpErrorFrom(res, `Creating device ${device.id}`);
+    }
+  });
+  return tokens;
+}
+
+/** A new token for an existing device; the old one stops working. */
+export async function rotateDeviceToken(api: RegistryApi, deviceId: string): Promise<string> {
+  const res = await post(api, `/v1/devices/${encodeURIComponent(deviceId)}/token`, {});
+  if (res.status !== 200 && res.status !== 201) throw httpErrorFrom(res, `Rotating the token of device ${deviceId}`);
+  return tokenSchema.parse(res.body).token;
+}
+
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

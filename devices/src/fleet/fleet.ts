@@ -1,0 +1,178 @@
+import type { Pack, TelemetryInput } from '@vigia/core';
+import { CAR_DYNAMICS, COACH_DYNAMICS, type DriverProfile, randomDriverProfile } from '../motion/driver-profile.js';
+import { TrafficConditions } from '../motion/traffic.js';
+import { CITIES, cityGraph } from '../network/cities.js';
+import { Random } from '../random.js';
+import { TARIFF_TABLES, Taximeter, type TaxiPack } from '../tariff.js';
+import { CharterBusBehaviour } from '../vehicles/charter-bus-behaviour.js';
+import { type CharterLine, resolveCharterLine } from '../vehicles/charter-line.js';
+import type { Shift } from '../vehicles/shift-plan.js';
+import { SimVehicle } from '../vehicles/sim-vehicle.js';
+import { TaxiBehaviour, type TaxiWorld } from '../vehicles/taxi-behaviour.js';
+import { TaxiStand } from '../vehicles/taxi-stand.js';
+import type { Roster, RosterEntry } from './roster.js';
+
+/**
+ * How long the fleet is simulated before its first report, so that at the start the taxis are
+ * spread over stands and trips and the buses over their timetables, not all lined up at depots.
+ */
+export const DEFAULT_WARM_UP_MS = 2 * 3600_000;
+/** Time step of the warm-up, in which all vehicles move together (stand queues stay consistent). */
+const WARM_UP_STEP_MS = 5_000;
+
+export interface FleetOptions {
+  seed: number | string;
+  /** The instant of the first report. */
+  startMs: number;
+  warmUpMs?: number;
+}
+
+/**
+ * Every simulated vehicle, built from the registry roster and a seed. The same roster, seed and
+ * start time give the same fleet, and the same sequence of `advanceTo` calls the same telemetry.
+ */
+export class Fleet {
+  readonly vehicles: SimVehicle[] = [];
+  private readonly worlds = new Map<Pack, TaxiWorld>();
+  private readonly lines = new Map<string, CharterLine>();
+
+  constructor(
+    readonly roster: Roster,
+    private readonly options: FleetOptions,
+  ) {
+    const warmUp = options.warmUpMs ?? DEFAULT_WARM_UP_MS;
+    const t0 = options.startMs - warmUp;
+    for (const entry of roster.entries) this.vehicles.push(this.buildVehicle(entry, t0));
+    for (let t = t0 + WARM_UP_STEP_MS; t < options.startMs; t += WARM_UP_STEP_MS) this.advanceTo(t);
+    this.advanceTo(options.startMs);
+    for (const v of this.vehicles) v.discardPendingCounts();
+  }
+
+  /** Move every vehicle to `epochMs`, in roster order. */
+  advanceTo(epochMs: number): void {
+    for (const v of this.vehicles) v.advanceTo(epochMs);
+  }
+
+  /** Advance everything to `epochMs` and collect the reports due then. */
+  tick(epochMs: number, intervalMs: number): TelemetryInput[] {
+    const out: TelemetryInput[] = [];
+    for (const v of this.vehicles) {
+      v.advanceTo(epochMs);
+      if (v.reportDue(epochMs, intervalMs)) out.push(v.report(epochMs));
+    }
+    return out;
+  }
+
+  charterLine(id: string): CharterLine {
+    let line = this.lines.get(id);
+    if (!line) {
+      const def = CITIES['sp-fretamento'].charterLines?.find((l) => l.id === id);
+      if (!def) throw new Error(`Unknown charter line '${id}'`);
+      line = resolveCharterLine(cityGraph('sp-fretamento'), def);
+      this.lines.set(id, line);
+    }
+    return line;
+  }
+
+  taxiWorld(pack: TaxiPack): TaxiWorld {
+    let world = this.worlds.get(pack);
+    if (!world) {
+      const graph = cityGraph(pack);
+      const t0 = this.options.startMs - (this.options.warmUpMs ?? DEFAULT_WARM_UP_MS);
+      const stands = graph
+        .placesOfKind('stand')
+        .map((p) => new TaxiStand(p, Random.derive(this.options.seed, 'stand', p.id), t0));
+      world = { city: CITIES[pack], graph, stands };
+      this.worlds.set(pack, world);
+    }
+    return world;
+  }
+
+  private buildVehicle(entry: RosterEntry, t0: number): SimVehicle {
+    const { vehicle, device } = entry;
+    const rng = Random.derive(this.options.seed, 'vehicle', vehicle.id);
+    // Sensor noise draws from its own stream, so how often a vehicle reports never changes what it does.
+    const sensors = Random.derive(this.options.seed, 'sensors', vehicle.id);
+    const identity = {
+      vehicleId: vehicle.id,
+      deviceIdentifier: device.identifier,
+      pack: vehicle.pack,
+      capacity: vehicle.capacity,
+    };
+    const city = CITIES[vehicle.pack];
+    const traffic = new TrafficConditions(city, Random.derive(this.options.seed, 'traffic', vehicle.id));
+    const dynamics = vehicle.pack === 'sp-fretamento' ? COACH_DYNAMICS : CAR_DYNAMICS;
+    const profiles = new Map<string, DriverProfile>(
+      vehicle.driverIds.map((id) => [id, randomDriverProfile(rng, dynamics)]),
+    );
+
+    if (vehicle.pack === 'sp-fretamento') {
+      const line = this.charterLine(entry.charterLineId ?? '');
+      const direction = rng.chance(0.5) ? 'morning' : 'evening';
+      const behaviour = new CharterBusBehaviour({
+        line,
+        capacity: vehicle.capacity,
+        driverIds: vehicle.driverIds,
+        profiles,
+        traffic,
+        rng,
+        start: { direction, layoverS: rng.range(0, 3600) },
+      });
+      const first = line.places[direction][0];
+      const firstLeg = line.legs[direction][0];
+      if (!first || !firstLeg) throw new Error(`Charter line ${line.def.id} has no places`);
+      const at = cityGraph('sp-fretamento').node(first.node);
+      return new SimVehicle(
+        identity,
+        behaviour,
+        { position: { lat: at.lat, lon: at.lon }, headingDeg: 0, atMs: t0 },
+        sensors,
+      );
+    }
+
+    const pack: TaxiPack = vehicle.pack;
+    const world = this.taxiWorld(pack);
+    const meter = new Taximeter(TARIFF_TABLES[pack]);
+    const startPlace = rng.pick([...world.graph.places.values()]);
+    const at = world.graph.node(startPlace.node);
+    const behaviour = new TaxiBehaviour({
+      vehicleId: vehicle.id,
+      tripPrefix: device.identifier,
+      pack,
+      capacity: vehicle.capacity,
+      world,
+      meter,
+      shifts: taxiShifts(vehicle.driverIds, rng),
+      profiles,
+      traffic,
+      rng,
+      startNode: startPlace.node,
+    });
+    return new SimVehicle(
+      identity,
+      behaviour,
+      { position: { lat: at.lat, lon: at.lon }, headingDeg: 0, atMs: t0 },
+      sensors,
+      meter,
+    );
+  }
+}
+
+/**
+ * Working hours of a taxi's drivers, local time. Two drivers share the car in day and night
+ * shifts of 11 hours with an hour between them; a lone driver works 9–12 hours from a morning
+ * or afternoon start, and the car is parked for the rest of the day.
+ */
+function taxiShifts(driverIds: readonly string[], rng: Random): Shift[] {
+  const [first, second] = driverIds;
+  if (!first) return [];
+  if (second) {
+    const start = rng.int(4 * 60, 8 * 60);
+    return [
+      { driverId: first, startMinute: start, lengthMinutes: 11 * 60 },
+      { driverId: second, startMinute: (start + 12 * 60) % 1440, lengthMinutes: 11 * 60 },
+    ];
+  }
+  const start = rng.chance(0.6) ? rng.int(5 * 60, 9 * 60) : rng.int(12 * 60, 16 * 60);
+  return [{ driverId: first, startMinute: start, lengthMinutes: rng.int(9 * 60, 12 * 60) }];
+}

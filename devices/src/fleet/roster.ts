@@ -1,0 +1,284 @@
+import type { Pack, ServiceType } from '@vigia/core';
+import { CITIES } from '../network/cities.js';
+import { Random } from '../random.js';
+import { PLATE_SERIES, randomCnh, randomCnpj, randomCpf, randomMercosulPlate } from './brazilian-documents.js';
+import { splitFleet } from './fleet-split.js';
+
+/**
+ * The simulated fleet's registry: operators, drivers, vehicles and devices, exactly as they are
+ * registered through the API. It depends only on the fleet size and the registration date — never
+ * on the simulation seed — so a restart with another seed finds and re-uses the same records.
+ */
+
+export type OperatorKind = 'company' | 'cooperative' | 'permit-holder' | 'radio-operator';
+
+export interface OperatorRecord {
+  id: string;
+  name: string;
+  pack: Pack;
+  kind: OperatorKind;
+  document: string;
+}
+
+export interface DriverRecord {
+  id: string;
+  name: string;
+  document: string;
+  licenceNumber: string;
+  operatorId: string;
+}
+
+export interface VehicleRecord {
+  id: string;
+  plate: string;
+  pack: Pack;
+  serviceType: ServiceType;
+  capacity: number;
+  manufactureYear: number;
+  make: string;
+  colour: string;
+  operatorId: string;
+  permitNumber: string;
+  /** YYYY-MM-DD */
+  permitValidUntil: string;
+  lastInspectionDate: string;
+  divValidUntil?: string;
+  driverIds: string[];
+}
+
+export interface DeviceRecord {
+  id: string;
+  vehicleId: string;
+  protocol: 'native';
+  identifier: string;
+}
+
+export interface RosterEntry {
+  vehicle: VehicleRecord;
+  device: DeviceRecord;
+  drivers: DriverRecord[];
+  /** Charter buses: the line they run. */
+  charterLineId?: string;
+}
+
+export interface Roster {
+  operators: OperatorRecord[];
+  entries: RosterEntry[];
+}
+
+/** Seed of the registry data: fixed, see above. */
+const ROSTER_SEED = 'vigia-simulated-fleet-registry';
+
+const OPERATORS: readonly Omit<OperatorRecord, 'document'>[] = [
+  { id: 'sim-op-df-1', name: 'Cooperativa Candanga de Táxi (simulada)', pack: 'df-taxi', kind: 'cooperative' },
+  { id: 'sim-op-df-2', name: 'Cooperativa Rádio Táxi Planalto (simulada)', pack: 'df-taxi', kind: 'cooperative' },
+  { id: 'sim-op-df-3', name: 'Cooperativa Táxi Ipê (simulada)', pack: 'df-taxi', kind: 'cooperative' },
+  { id: 'sim-op-bel-1', name: 'Cooperativa de Táxi Guajará (simulada)', pack: 'belem-taxi', kind: 'cooperative' },
+  { id: 'sim-op-bel-2', name: 'Cooperativa Táxi Marajó (simulada)', pack: 'belem-taxi', kind: 'cooperative' },
+  { id: 'sim-op-bel-3', name: 'Cooperativa Táxi Nazaré (simulada)', pack: 'belem-taxi', kind: 'cooperative' },
+  { id: 'sim-op-sp-1', name: 'Fretamento Bandeirante Ltda. (simulada)', pack: 'sp-fretamento', kind: 'company' },
+  {
+    id: 'sim-op-sp-2',
+    name: 'Trans Tietê Fretamento e Turismo Ltda. (simulada)',
+    pack: 'sp-fretamento',
+    kind: 'company',
+  },
+  {
+    id: 'sim-op-sp-3',
+    name: 'Viação Serra do Mar Fretamento Ltda. (simulada)',
+    pack: 'sp-fretamento',
+    kind: 'company',
+  },
+];
+
+const FIRST_NAMES = [
+  'Antônio',
+  'Francisco',
+  'João',
+  'José',
+  'Carlos',
+  'Paulo',
+  'Pedro',
+  'Lucas',
+  'Luiz',
+  'Marcos',
+  'Raimundo',
+  'Sebastião',
+  'Rafael',
+  'Daniel',
+  'Marcelo',
+  'Bruno',
+  'Eduardo',
+  'Felipe',
+  'Rodrigo',
+  'Manoel',
+  'Maria',
+  'Ana',
+  'Francisca',
+  'Antônia',
+  'Adriana',
+  'Juliana',
+  'Márcia',
+  'Fernanda',
+  'Patrícia',
+  'Aline',
+  'Sandra',
+  'Camila',
+] as const;
+const SURNAMES = [
+  'Silva',
+  'Santos',
+  'Oliveira',
+  'Souza',
+  'Rodrigues',
+  'Ferreira',
+  'Alves',
+  'Pereira',
+  'Lima',
+  'Gomes',
+  'Costa',
+  'Ribeiro',
+  'Martins',
+  'Carvalho',
+  'Almeida',
+  'Lopes',
+  'Soares',
+  'Fernandes',
+  'Vieira',
+  'Barbosa',
+  'Rocha',
+  'Dias',
+  'Nascimento',
+  'Andrade',
+  'Moreira',
+  'Nunes',
+  'Marques',
+  'Machado',
+  'Mendes',
+  'Freitas',
+  'Cardoso',
+  'Ramos',
+] as const;
+
+const TAXI_MODELS = [
+  'Chevrolet Spin',
+  'Toyota Corolla',
+  'Nissan Versa',
+  'Chevrolet Cobalt',
+  'Fiat Grand Siena',
+  'Renault Logan',
+  'Volkswagen Voyage',
+  'Chevrolet Onix Plus',
+  'Hyundai HB20S',
+] as const;
+const COACHES = [
+  'Mercedes-Benz O 500 RS / Marcopolo Paradiso 1050',
+  'Volvo B8R / Marcopolo Viaggio 1050',
+  'Scania K 310 / Comil Campione 3.45',
+  'Mercedes-Benz O 500 R / Busscar Vissta Buss 340',
+  'Volvo B11R / Irizar i6',
+] as const;
+const COACH_COLOURS = ['Branco', 'Prata', 'Azul', 'Branco e verde', 'Branco e vermelho'] as const;
+
+interface PackProfile {
+  prefix: 'DF' | 'BEL' | 'SP';
+  plateSeries: readonly (readonly [string, string])[];
+  serviceType: ServiceType;
+  /** Years since manufacture, inclusive range. */
+  ageYears: readonly [number, number];
+}
+
+const PACK_PROFILES: Readonly<Record<Pack, PackProfile>> = {
+  // DF taxis up to 12 years, with a certificate after 8 (Art. 25): the simulated fleet stays under 8.
+  'df-taxi': { prefix: 'DF', plateSeries: PLATE_SERIES.DF, serviceType: 'taxi', ageYears: [0, 6] },
+  // Belém: 10 years from the model year (Art. 27–28).
+  'belem-taxi': { prefix: 'BEL', plateSeries: PLATE_SERIES.PA, serviceType: 'taxi', ageYears: [0, 6] },
+  // SP charter: at most 15 years (Art. 5); inspection every 18 months while 5 years old or less.
+  'sp-fretamento': { prefix: 'SP', plateSeries: PLATE_SERIES.SP, serviceType: 'fretamento-continuo', ageYears: [1, 9] },
+};
+
+export function buildRoster(total: number, registeredAtMs: number): Roster {
+  const split = splitFleet(total);
+  const rng = Random.derive(ROSTER_SEED, 'operators');
+  const operators = OPERATORS.map((o) => ({ ...o, document: randomCnpj(rng) }));
+  const plates = new Set<string>();
+  const entries: RosterEntry[] = [];
+  const counts: [Pack, number][] = [
+    ['df-taxi', split.dfTaxis],
+    ['belem-taxi', split.belemTaxis],
+    ['sp-fretamento', split.spBuses],
+  ];
+  for (const [pack, n] of counts) {
+    const packOperators = operators.filter((o) => o.pack === pack);
+    const lines = CITIES[pack].charterLines ?? [];
+    for (let i = 1; i <= n; i++) {
+      const operator = packOperators[(i - 1) % packOperators.length] as OperatorRecord;
+      const line = lines.length > 0 ? lines[(i - 1) % lines.length] : undefined;
+      entries.push(buildEntry(pack, i, operator, registeredAtMs, plates, line?.id));
+    }
+  }
+  return { operators, entries };
+}
+
+function buildEntry(
+  pack: Pack,
+  index: number,
+  operator: OperatorRecord,
+  registeredAtMs: number,
+  plates: Set<string>,
+  charterLineId: string | undefined,
+): RosterEntry {
+  const profile = PACK_PROFILES[pack];
+  const rng = Random.derive(ROSTER_SEED, pack, index);
+  const code = `${profile.prefix}-${String(index).padStart(4, '0')}`;
+  const slug = code.toLowerCase();
+  const vehicleId = `sim-veh-${slug}`;
+  const isBus = pack === 'sp-fretamento';
+
+  const driverCount = isBus ? rng.int(1, 2) : rng.chance(0.5) ? 2 : 1;
+  const drivers: DriverRecord[] = Array.from({ length: driverCount }, (_, k) => ({
+    id: `sim-drv-${slug}-${k + 1}`,
+    name: `${rng.pick(FIRST_NAMES)} ${rng.pick(SURNAMES)} ${rng.pick(SURNAMES)}`,
+    document: randomCpf(rng),
+    licenceNumber: randomCnh(rng),
+    operatorId: operator.id,
+  }));
+
+  let plate = randomMercosulPlate(rng, profile.plateSeries);
+  while (plates.has(plate)) plate = randomMercosulPlate(rng, profile.plateSeries);
+  plates.add(plate);
+
+  const registered = new Date(registeredAtMs);
+  const year = registered.getUTCFullYear();
+  const vehicle: VehicleRecord = {
+    id: vehicleId,
+    plate,
+    pack,
+    serviceType: profile.serviceType,
+    capacity: isBus ? rng.int(44, 46) : 4,
+    manufactureYear: year - rng.int(profile.ageYears[0], profile.ageYears[1]),
+    make: isBus ? rng.pick(COACHES) : rng.pick(TAXI_MODELS),
+    // DF and Belém taxis are white by regulation of their visual identity.
+    colour: isBus ? rng.pick(COACH_COLOURS) : 'Branco',
+    operatorId: operator.id,
+    permitNumber: `${profile.prefix}-${isBus ? 'FRT' : 'TX'}-${String(rng.int(1000, 99999)).padStart(5, '0')}`,
+    // Permits are revalidated yearly: valid for the next 4 to 11 months.
+    permitValidUntil: isoDate(registeredAtMs, rng.int(120, 330)),
+    // Inspected in the last 4 months: current for every age band of the SP decree (6 to 18 months).
+    lastInspectionDate: isoDate(registeredAtMs, -rng.int(5, 120)),
+    driverIds: drivers.map((d) => d.id),
+  };
+  if (pack === 'belem-taxi') vehicle.divValidUntil = isoDate(registeredAtMs, rng.int(90, 330));
+
+  const device: DeviceRecord = {
+    id: `sim-dev-${slug}`,
+    vehicleId,
+    protocol: 'native',
+    identifier: `SIM-${code}`,
+  };
+  return charterLineId ? { vehicle, device, drivers, charterLineId } : { vehicle, device, drivers };
+}
+
+function isoDate(fromMs: number, plusDays: number): string {
+  return new Date(fromMs + plusDays * 86_400_000).toISOString().slice(0, 10);
+}

@@ -1,0 +1,152 @@
+import type { Logger } from '@vigia/core';
+import { createLogger } from '@vigia/core';
+import { z } from 'zod';
+import { HttpError } from './api/http.js';
+import { registerRoster, rotateDeviceToken } from './api/registry-registration.js';
+import { type Clock, systemClock } from './clock.js';
+import { Fleet } from './fleet/fleet.js';
+import { MIN_FLEET } from './fleet/fleet-split.js';
+import { buildRoster } from './fleet/roster.js';
+import { DeviceUplink } from './streaming/device-uplink.js';
+
+const isLogger = (v: unknown): v is Logger =>
+  typeof v === 'object' &&
+  v !== null &&
+  ['info', 'warn', 'error', 'debug', 'child'].every((k) => typeof (v as Record<string, unknown>)[k] === 'function');
+const isClock = (v: unknown): v is Clock =>
+  typeof v === 'object' && v !== null && typeof (v as Clock).now === 'function';
+
+export const simulatorOptionsSchema = z.object({
+  /** Base URL of the registry API. */
+  apiUrl: z.url({ protocol: /^https?$/ }),
+  /** Base URL of `POST /v1/telemetry`; default: apiUrl. */
+  ingestUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** Admin token, to register the fleet and rotate device tokens. */
+  adminToken: z.string().min(1),
+  /** Vehicles in total: ~40 % Brasília taxis, ~30 % Belém taxis, ~30 % São Paulo charter buses. */
+  vehicles: z.number().int().min(MIN_FLEET).max(10_000).default(72),
+  /** Milliseconds between two samples of one vehicle. */
+  intervalMs: z.number().int().min(100).max(3_600_000).default(2000),
+  /** Seed of everything random in the simulation (not of the registry data, which is fixed). */
+  seed: z.union([z.number().int(), z.string().min(1)]).default(1),
+  logger: z.custom<Logger>(isLogger, 'a pino logger').optional(),
+  /** Where sample timestamps come from; default: the system clock. */
+  clock: z.custom<Clock>(isClock, 'an object with now()').optional(),
+  /** How long to keep retrying registration while the server is unreachable or overloaded. */
+  registrationTimeoutMs: z.number().int().min(0).default(120_000),
+});
+
+export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
+
+export interface RunningSimulator {
+  vehicles: number;
+  stop(): Promise<void>;
+}
+
+/** Interval of the summary log line. */
+const STATS_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Registers the simulated fleet through the API (re-using what a previous run registered) and
+ * streams each vehicle's telemetry with its own device token, one sample per `intervalMs`. Errors
+ * while streaming are logged and retried, never thrown: the simulator keeps going until `stop()`.
+ */
+export async function startSimulator(input: SimulatorOptions): Promise<RunningSimulator> {
+  const options = simulatorOptionsSchema.parse(input);
+  const log = options.logger ?? createLogger('simulator', 'info');
+  const clock = options.clock ?? systemClock;
+  const ingestUrl = options.ingestUrl ?? options.apiUrl;
+  const abort = new AbortController();
+  const api = { apiUrl: options.apiUrl, adminToken: options.adminToken, log, signal: abort.signal };
+
+  const roster = buildRoster(options.vehicles, clock.now());
+  const tokens = await withRetries(() => registerRoster(api, roster), options.registrationTimeoutMs, log);
+  const fleet = new Fleet(roster, { seed: options.seed, startMs: clock.now() });
+
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const uplinks = fleet.vehicles.map((vehicle, i) => {
+    const entry = roster.entries[i];
+    if (!entry) throw new Error('Fleet and roster out of step');
+    const deviceId = entry.device.id;
+    const token = tokens.get(deviceId);
+    if (!token) throw new Error(`No token for device ${deviceId}`);
+    const uplink = new DeviceUplink({
+      ingestUrl,
+      deviceId,
+      identifier: entry.device.identifier,
+      token,
+      log,
+      renewToken: () => rotateDeviceToken(api, deviceId),
+    });
+    // Devices are spread evenly over the interval, as real trackers' clocks are not in step.
+    let nextAt = Date.now() + (options.intervalMs * i) / fleet.vehicles.length;
+    const tick = () => {
+      timers.delete(timer);
+      if (stopped) return;
+      try {
+        const now = clock.now();
+        vehicle.advanceTo(now);
+        if (vehicle.reportDue(now, options.intervalMs)) uplink.enqueue(vehicle.report(now));
+        void uplink.flush(abort.signal);
+      } catch (err) {
+        log.error({ device: entry.device.identifier, err }, 'simulation step failed');
+      }
+      nextAt += options.intervalMs;
+      timer = setTimeout(tick, Math.max(0, nextAt - Date.now()));
+      timers.add(timer);
+    };
+    let timer = setTimeout(tick, Math.max(0, nextAt - Date.now()));
+    timers.add(timer);
+    return uplink;
+  });
+
+  const statsTimer = setInterval(() => {
+    const total = { sent: 0, accepted: 0, duplicates: 0, rejected: 0, failedRequests: 0, dropped: 0, backlog: 0 };
+    for (const u of uplinks) {
+      for (const k of Object.keys(u.stats) as (keyof typeof u.stats)[]) total[k] += u.stats[k];
+      total.backlog += u.pending;
+    }
+    log.info(total, 'simulator telemetry so far');
+  }, STATS_LOG_INTERVAL_MS);
+  statsTimer.unref();
+
+  log.info({ vehicles: fleet.vehicles.length, intervalMs: options.intervalMs, ingestUrl }, 'simulated fleet streaming');
+  let stopping: Promise<void> | undefined;
+  return {
+    vehicles: fleet.vehicles.length,
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        clearInterval(statsTimer);
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        abort.abort();
+        await Promise.allSettled(uplinks.map((u) => u.whenIdle()));
+        log.info('simulated fleet stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Retry transient failures (no answer, 429, 5xx) with backoff until `timeoutMs` has passed. */
+async function withRetries<T>(work: () => Promise<T>, timeoutMs: number, log: Logger): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof HttpError) || !err.transient || Date.now() >= deadline) throw err;
+      const wait = Math.min(
+        err.retryAfterMs ?? 1000 * 2 ** Math.min(attempt - 1, 4),
+        Math.max(0, deadline - Date.now()),
+      );
+      log.warn(
+        { code: err.code, status: err.status, attempt, retryInMs: wait },
+        `registration failed, retrying: ${err.message}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}

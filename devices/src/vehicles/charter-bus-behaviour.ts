@@ -1,0 +1,165 @@
+import type { DriverProfile } from '../motion/driver-profile.js';
+import { planStops } from '../motion/planned-stops.js';
+import type { TrafficConditions } from '../motion/traffic.js';
+import type { Random } from '../random.js';
+import type { CharterLine, Direction } from './charter-line.js';
+import { DriveActivity } from './drive-activity.js';
+import { DwellActivity, type TimedAction } from './dwell-activity.js';
+import type { Activity, Behaviour, BehaviourContext, VehicleState } from './vehicle-state.js';
+
+/** Layover at each end of the line, minutes: the compressed timetable of the demo. */
+const LAYOVER_MIN: readonly [number, number] = [6, 25];
+/** A layover at least this long is spent with the engine off. */
+const ENGINE_OFF_LAYOVER_S = 10 * 60;
+/** Share of the seats taken on a trip. */
+const LOAD_FACTOR: readonly [number, number] = [0.5, 0.95];
+
+export interface CharterBusOptions {
+  line: CharterLine;
+  capacity: number;
+  driverIds: readonly string[];
+  profiles: ReadonlyMap<string, DriverProfile>;
+  traffic: TrafficConditions;
+  rng: Random;
+  /** Where in the timetable the bus starts. */
+  start: { direction: Direction; layoverS: number };
+}
+
+type Phase = 'layover' | 'dwell' | 'drive';
+
+/**
+ * A charter bus on fretamento contínuo. The real timetable has one trip into the business
+ * district in the morning and one back in the evening; the demo compresses it into a loop — board
+ * at the line's suburban places, drive the declared route, alight in the district, a short
+ * layover, board there for the evening trip, alight in the suburb, layover — so that at any hour
+ * some buses run loaded. Doors open only at the line's declared places, and the load never
+ * exceeds the seats.
+ */
+export class CharterBusBehaviour implements Behaviour {
+  private direction: Direction;
+  private phase: Phase = 'layover';
+  /** Index of the place the bus is at (or has just left). */
+  private at = 0;
+  private driverIndex = 0;
+  private plannedBoardings: number[] = [];
+  private firstLayoverS: number | undefined;
+
+  constructor(private readonly o: CharterBusOptions) {
+    this.direction = o.start.direction;
+    this.firstLayoverS = o.start.layoverS;
+  }
+
+  get currentDirection(): Direction {
+    return this.direction;
+  }
+
+  next(ctx: BehaviourContext): Activity {
+    const { state } = ctx;
+    if (state.driverId === undefined) state.driverId = this.o.driverIds[this.driverIndex];
+    const places = this.o.line.places[this.direction];
+    switch (this.phase) {
+      case 'layover':
+        if (this.firstLayoverS !== undefined) {
+          const s = this.firstLayoverS;
+          this.firstLayoverS = undefined;
+          return this.layover(state, s);
+        }
+        this.at = 0;
+        this.planTrip();
+        return this.dwell(state);
+      case 'dwell':
+        if (this.at >= places.length - 1) {
+          this.direction = this.direction === 'morning' ? 'evening' : 'morning';
+          return this.layover(state, this.o.rng.range(LAYOVER_MIN[0], LAYOVER_MIN[1]) * 60);
+        }
+        return this.drive(state);
+      case 'drive':
+        this.at++;
+        return this.dwell(state);
+    }
+  }
+
+  private planTrip(): void {
+    const rng = this.o.rng;
+    const boarding = this.o.line.boardingPlaces[this.direction];
+    const total = Math.round(this.o.capacity * rng.range(LOAD_FACTOR[0], LOAD_FACTOR[1]));
+    const weights = Array.from({ length: boarding }, () => rng.range(0.5, 1.5));
+    const sum = weights.reduce((a, b) => a + b, 0);
+    const counts = weights.map((w) => Math.floor((total * w) / sum));
+    counts[0] = (counts[0] ?? 0) + total - counts.reduce((a, b) => a + b, 0);
+    this.plannedBoardings = counts;
+  }
+
+  private layover(state: VehicleState, durationS: number): Activity {
+    this.phase = 'layover';
+    const actions: TimedAction[] = [];
+    if (durationS >= ENGINE_OFF_LAYOVER_S) {
+      actions.push({ atS: 60, apply: (s) => (s.ignition = false) });
+      // Relief driver, if the bus has two: the card changes while the engine is off.
+      if (this.o.driverIds.length > 1 && this.o.rng.chance(0.5)) {
+        this.driverIndex = (this.driverIndex + 1) % this.o.driverIds.length;
+        const next = this.o.driverIds[this.driverIndex];
+        actions.push({ atS: 120, apply: (s) => (s.driverId = next) });
+      }
+      actions.push({ atS: durationS - 90, apply: (s) => (s.ignition = true) });
+    } else {
+      state.ignition = true;
+    }
+    return new DwellActivity('layover', durationS, actions);
+  }
+
+  private dwell(state: VehicleState): Activity {
+    this.phase = 'dwell';
+    state.ignition = true;
+    const rng = this.o.rng;
+    const places = this.o.line.places[this.direction];
+    const boardingPlaces = this.o.line.boardingPlaces[this.direction];
+    const isBoarding = this.at < boardingPlaces;
+    const doorOpensS = rng.range(2, 5);
+    const actions: TimedAction[] = [{ atS: doorOpensS, apply: (s) => (s.doorOpen = true) }];
+    let t = doorOpensS + rng.range(2, 4);
+    if (isBoarding) {
+      const wanted = this.plannedBoardings[this.at] ?? 0;
+      for (let i = 0; i < wanted; i++) {
+        actions.push({
+          atS: t,
+          apply: (s) => {
+            // A full coach boards nobody else: seats only (Art. 16 sole paragraph, Art. 22 I).
+            if (s.passengers >= this.o.capacity) return;
+            s.passengers++;
+            s.boardingsSinceReport++;
+          },
+        });
+        t += rng.range(2, 4);
+      }
+    } else {
+      const remainingPlaces = places.length - this.at;
+      const last = remainingPlaces === 1;
+      const share = last ? 1 : rng.range(0.3, 0.6);
+      const wanted = last ? state.passengers : Math.round(state.passengers * share);
+      for (let i = 0; i < wanted; i++) {
+        actions.push({
+          atS: t,
+          apply: (s) => {
+            if (s.passengers <= 0) return;
+            s.passengers--;
+            s.alightingsSinceReport++;
+          },
+        });
+        t += rng.range(1.5, 3);
+      }
+    }
+    const doorClosesS = t + rng.range(3, 8);
+    actions.push({ atS: doorClosesS, apply: (s) => (s.doorOpen = false) });
+    return new DwellActivity(isBoarding ? 'boarding' : 'alighting', doorClosesS + rng.range(3, 10), actions);
+  }
+
+  private drive(state: VehicleState): Activity {
+    this.phase = 'drive';
+    const leg = this.o.line.legs[this.direction][this.at];
+    if (!leg) throw new Error(`Charter line ${this.o.line.def.id}: no leg ${this.at} (${this.direction})`);
+    const profile = this.o.profiles.get(state.driverId ?? '') ?? [...this.o.profiles.values()][0];
+    if (!profile) throw new Error(`Charter bus on ${this.o.line.def.id} has no driver profile`);
+    return new DriveActivity(leg, profile, this.o.traffic, planStops(leg, this.o.rng));
+  }
+}

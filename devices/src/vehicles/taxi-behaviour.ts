@@ -1,0 +1,296 @@
+import { distanceM } from '../geo.js';
+import { localTime } from '../local-time.js';
+import type { DriverProfile } from '../motion/driver-profile.js';
+import { planStops } from '../motion/planned-stops.js';
+import type { TrafficConditions } from '../motion/traffic.js';
+import type { RoadGraph, SnappedPlace } from '../network/graph.js';
+import type { RoutePath } from '../network/route-path.js';
+import type { CityDef } from '../network/types.js';
+import type { Random } from '../random.js';
+import { driverTariff, type Taximeter, type TaxiPack } from '../tariff.js';
+import { DriveActivity } from './drive-activity.js';
+import { DwellActivity } from './dwell-activity.js';
+import { activeShift, type Shift } from './shift-plan.js';
+import { StandWaitActivity } from './stand-wait-activity.js';
+import type { TaxiStand } from './taxi-stand.js';
+import type { Activity, Behaviour, BehaviourContext, VehicleState } from './vehicle-state.js';
+
+/** What all the taxis of one city share: its roads and its stands' queues. */
+export interface TaxiWorld {
+  city: CityDef;
+  graph: RoadGraph;
+  stands: readonly TaxiStand[];
+}
+
+/**
+ * Trips are kept within what DF_DETOUR / BEL_DETOUR accept (road distance at most 1.8 times the
+ * straight line, or at most 3 km longer): the simulated network holds only major roads, and a
+ * trip it could only serve by a long way round is one a real taxi would make on side streets.
+ */
+export const MAX_TRIP_DETOUR_RATIO = 1.6;
+export const MAX_TRIP_DETOUR_EXTRA_M = 2500;
+const MIN_TRIP_M = 1500;
+/** Mean distance a free taxi cruises before someone hails it on the street. */
+const MEAN_CRUISE_BEFORE_HAIL_M = 9000;
+/** No street hail this close to a stand: there the queue rules apply. */
+const NO_HAIL_NEAR_STAND_M = 250;
+/** Share of long jam halts in which the driver pauses the meter. */
+const PAUSE_METER_IN_JAM = 0.25;
+
+type Phase = 'parked' | 'starting' | 'cruising' | 'waiting' | 'boarding' | 'hired' | 'paying' | 'alighting';
+
+export interface TaxiOptions {
+  vehicleId: string;
+  /** Prefix of trip ids, e.g. the device identifier. */
+  tripPrefix: string;
+  pack: TaxiPack;
+  capacity: number;
+  world: TaxiWorld;
+  meter: Taximeter;
+  shifts: readonly Shift[];
+  profiles: ReadonlyMap<string, DriverProfile>;
+  traffic: TrafficConditions;
+  rng: Random;
+  /** The graph node the taxi starts at. */
+  startNode: number;
+}
+
+/**
+ * A taxi's working day as a state machine: free (cruising to a stand, queueing there, or hailed
+ * on the way) → boarding (door, passengers, meter to hired at the driver's bandeira) → driving
+ * the shortest route → paying (meter paused) → alighting (door) → free again. Outside its
+ * drivers' shifts the taxi stays parked with the ignition off.
+ */
+export class TaxiBehaviour implements Behaviour {
+  private phase: Phase = 'parked';
+  private node: number;
+  private tripCount = 0;
+  private hailed = false;
+  private lastStand: TaxiStand | undefined;
+  private pausedStop: unknown;
+  private decidedStop: unknown;
+
+  constructor(private readonly o: TaxiOptions) {
+    this.node = o.startNode;
+  }
+
+  next(ctx: BehaviourContext): Activity {
+    const { state, nowMs, previous } = ctx;
+    const shift = activeShift(this.o.shifts, nowMs, this.o.world.city.timeZone);
+    const free = this.phase !== 'boarding' && this.phase !== 'hired' && this.phase !== 'paying';
+
+    if (free && !shift) return this.park(state);
+    if (this.phase === 'parked' && shift) return this.startShift(state, shift);
+
+    switch (this.phase) {
+      case 'starting':
+      case 'alighting':
+        return this.cruiseToStand(state, nowMs, undefined);
+      case 'cruising':
+        if (this.hailed) return this.board(nowMs);
+        return this.arriveAtStand(state, nowMs, shift);
+      case 'waiting': {
+        const wait = previous instanceof StandWaitActivity ? previous : undefined;
+        if (wait?.outcome === 'passenger') return this.board(nowMs);
+        return this.cruiseToStand(state, nowMs, wait?.stand);
+      }
+      case 'boarding':
+        return this.driveToDestination(state, nowMs);
+      case 'hired':
+        return this.pay(state);
+      case 'paying':
+        return this.alight(state);
+      case 'parked':
+        return this.park(state);
+    }
+  }
+
+  afterStep(state: VehicleState, current: Activity, nowMs: number, dtS: number, movedM: number): void {
+    const meter = this.o.meter;
+    if (meter.state !== 'hired' && meter.state !== 'stopped') return;
+    if (this.phase === 'hired') meter.tariff = driverTariff(this.o.pack, nowMs);
+    if (current instanceof DriveActivity) {
+      const stop = current.current;
+      if (stop && stop.kind === 'halt' && stop.durationS >= 20 && this.decidedStop !== stop) {
+        this.decidedStop = stop;
+        if (this.o.rng.chance(PAUSE_METER_IN_JAM)) {
+          meter.pause();
+          this.pausedStop = stop;
+        }
+      } else if (!stop && this.pausedStop !== undefined) {
+        meter.resume();
+        this.pausedStop = undefined;
+      }
+    }
+    meter.charge(movedM, dtS, state.speedMs);
+  }
+
+  private park(state: VehicleState): Activity {
+    if (this.phase !== 'parked') {
+      this.phase = 'parked';
+      state.ignition = false;
+      state.driverId = undefined;
+      this.o.meter.switchOff();
+    }
+    // Re-check the shift plan every five minutes.
+    return new DwellActivity('parked', 300);
+  }
+
+  private startShift(state: VehicleState, shift: Shift): Activity {
+    this.phase = 'starting';
+    state.ignition = true;
+    state.driverId = shift.driverId;
+    this.o.meter.switchOn();
+    return new DwellActivity('starting', this.o.rng.range(30, 120));
+  }
+
+  private drive(path: RoutePath, state: VehicleState): DriveActivity {
+    const driver = state.driverId ?? '';
+    const profile = this.o.profiles.get(driver) ?? [...this.o.profiles.values()][0];
+    if (!profile) throw new Error(`Taxi ${this.o.vehicleId} has no driver profile`);
+    return new DriveActivity(path, profile, this.o.traffic, planStops(path, this.o.rng));
+  }
+
+  private cruiseToStand(state: VehicleState, nowMs: number, avoid: TaxiStand | undefined): Activity {
+    this.phase = 'cruising';
+    this.hailed = false;
+    const stand = this.chooseStand(avoid);
+    this.lastStand = stand;
+    let path = this.o.world.graph.route(this.node, stand.place.node);
+    if (!path) {
+      // Already at the stand's node: queue right away.
+      return this.arriveAtStand(state, nowMs, activeShift(this.o.shifts, nowMs, this.o.world.city.timeZone));
+    }
+    const hailAt = this.o.rng.exponential(MEAN_CRUISE_BEFORE_HAIL_M);
+    if (hailAt < path.lengthM - 300) {
+      const vertex = path.segmentAt(hailAt) + 1;
+      const p = path.points[vertex];
+      if (p && vertex > 0 && !this.nearAnyStand(p)) {
+        path = path.truncate(vertex);
+        this.hailed = true;
+      }
+    }
+    this.node = path.endNode ?? stand.place.node;
+    return this.drive(path, state);
+  }
+
+  private arriveAtStand(state: VehicleState, nowMs: number, shift: Shift | undefined): Activity {
+    const stand = this.lastStand;
+    if (!stand?.hasRoom()) return this.cruiseToStand(state, nowMs, stand);
+    this.phase = 'waiting';
+    const patienceMs = this.o.rng.range(20, 45) * 60_000;
+    const shiftEndMs = shift ? this.shiftEndMs(shift, nowMs) : nowMs;
+    return new StandWaitActivity(stand, this.o.vehicleId, Math.min(nowMs + patienceMs, shiftEndMs));
+  }
+
+  private board(nowMs: number): Activity {
+    this.phase = 'boarding';
+    const rng = this.o.rng;
+    const adults = rng.weighted([1, 2, 3, 4], (n) => [0.55, 0.28, 0.12, 0.05][n - 1] ?? 0);
+    const party = Math.min(this.o.capacity, adults);
+    const children = party >= 2 && rng.chance(0.15) ? 1 : 0;
+    const doorOpensS = rng.range(1, 3);
+    const boardedS = doorOpensS + rng.range(4, 10);
+    const doorClosesS = boardedS + rng.range(2, 6);
+    this.tripCount++;
+    const tripId = `${this.o.tripPrefix}-T${String(this.tripCount).padStart(5, '0')}`;
+    return new DwellActivity('boarding', doorClosesS + rng.range(2, 5), [
+      { atS: doorOpensS, apply: (s) => (s.doorOpen = true) },
+      {
+        atS: boardedS,
+        apply: (s) => {
+          s.passengers = party;
+          s.childrenUnder7 = children;
+        },
+      },
+      { atS: doorClosesS, apply: (s) => (s.doorOpen = false) },
+      // The meter starts once the passenger is seated and the door shut (DF Art. 37 g).
+      {
+        atS: doorClosesS + 1,
+        apply: () => this.o.meter.hire(tripId, driverTariff(this.o.pack, nowMs + (doorClosesS + 1) * 1000)),
+      },
+    ]);
+  }
+
+  private driveToDestination(state: VehicleState, _nowMs: number): Activity {
+    this.phase = 'hired';
+    const dest = this.chooseDestination();
+    const path = this.o.world.graph.route(this.node, dest.node);
+    if (!path) throw new Error(`No route for taxi ${this.o.vehicleId} to ${dest.id}`);
+    this.node = dest.node;
+    return this.drive(path, state);
+  }
+
+  private pay(_state: VehicleState): Activity {
+    this.phase = 'paying';
+    this.o.meter.pause();
+    return new DwellActivity('paying', this.o.rng.range(15, 45));
+  }
+
+  private alight(_state: VehicleState): Activity {
+    this.phase = 'alighting';
+    const rng = this.o.rng;
+    const doorOpensS = rng.range(1, 3);
+    const outS = doorOpensS + rng.range(3, 8);
+    const doorClosesS = outS + rng.range(2, 5);
+    return new DwellActivity('alighting', doorClosesS + rng.range(2, 6), [
+      { atS: doorOpensS, apply: (s) => (s.doorOpen = true) },
+      {
+        atS: outS,
+        apply: (s) => {
+          s.passengers = 0;
+          s.childrenUnder7 = 0;
+        },
+      },
+      { atS: doorClosesS, apply: (s) => (s.doorOpen = false) },
+      { atS: doorClosesS + 1, apply: () => this.o.meter.release() },
+    ]);
+  }
+
+  private chooseStand(avoid: TaxiStand | undefined): TaxiStand {
+    const here = this.o.world.graph.node(this.node);
+    const candidates = this.o.world.stands
+      .filter((s) => s !== avoid && s.hasRoom())
+      .map((s) => ({ s, d: distanceM(here, this.o.world.graph.node(s.place.node)) }))
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 3);
+    if (candidates.length === 0) {
+      const others = this.o.world.stands.filter((s) => s !== avoid);
+      return this.o.rng.pick(others.length > 0 ? others : this.o.world.stands);
+    }
+    return this.o.rng.weighted(candidates, (c) => c.s.places / (1 + c.d / 2000)).s;
+  }
+
+  private chooseDestination(): SnappedPlace {
+    const graph = this.o.world.graph;
+    const here = graph.node(this.node);
+    const candidates = [...graph.places.values()].filter((p) => p.kind !== 'stand' && p.node !== this.node);
+    for (let attempt = 0; attempt < 25; attempt++) {
+      const p = this.o.rng.weighted(candidates, (c) => c.weight ?? 1);
+      const straight = distanceM(here, graph.node(p.node));
+      if (straight < MIN_TRIP_M) continue;
+      const path = graph.route(this.node, p.node);
+      if (!path) continue;
+      if (path.lengthM <= straight * MAX_TRIP_DETOUR_RATIO || path.lengthM - straight <= MAX_TRIP_DETOUR_EXTRA_M)
+        return p;
+    }
+    // Fall back to the nearest reachable place far enough away.
+    const byDistance = candidates
+      .map((p) => ({ p, d: distanceM(here, graph.node(p.node)) }))
+      .filter((c) => c.d >= MIN_TRIP_M)
+      .sort((a, b) => a.d - b.d);
+    const first = byDistance[0] ?? { p: candidates[0] };
+    if (!first.p) throw new Error(`No destination for taxi ${this.o.vehicleId}`);
+    return first.p;
+  }
+
+  private nearAnyStand(p: { lat: number; lon: number }): boolean {
+    return this.o.world.stands.some((s) => distanceM(p, this.o.world.graph.node(s.place.node)) < NO_HAIL_NEAR_STAND_M);
+  }
+
+  private shiftEndMs(shift: Shift, nowMs: number): number {
+    const minute = localTime(nowMs, this.o.world.city.timeZone).minuteOfDay;
+    const since = (minute - shift.startMinute + 1440) % 1440;
+    return nowMs + Math.max(0, shift.lengthMinutes - since) * 60_000;
+  }
+}

@@ -1,0 +1,122 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { type RunningSystem, startSystem } from '@vigia/api';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildRoster } from '../src/fleet/roster.js';
+import { startSimulator } from '../src/simulator.js';
+
+const vehicleListSchema = z.object({
+  items: z.array(
+    z.looseObject({
+      id: z.string(),
+      plate: z.string(),
+      pack: z.string(),
+      live: z.looseObject({ ts: z.string(), lat: z.number(), lon: z.number() }).nullable(),
+    }),
+  ),
+});
+
+const FLEET = 6;
+
+/** A pino logger that keeps its lines, to check what the simulator logged. */
+function capturingLogger() {
+  const lines: { level: number; msg: string; code?: string }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: pino({ level: 'debug' }, stream), lines };
+}
+
+async function liveVehicles(sys: RunningSystem) {
+  const res = await fetch(`${sys.url}/v1/vehicles?limit=1000`, {
+    headers: { authorization: `Bearer ${sys.adminToken}` },
+  });
+  expect(res.status).toBe(200);
+  return vehicleListSchema.parse(await res.json()).items;
+}
+
+/** Poll until every simulated vehicle has a live position stamped after `since`. */
+async function waitForLive(sys: RunningSystem, ids: readonly string[], since: number, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const items = await liveVehicles(sys);
+    const fresh = ids.filter((id) => {
+      const v = items.find((i) => i.id === id);
+      return v?.live && Date.parse(v.live.ts) >= since;
+    });
+    if (fresh.length === ids.length) return items;
+    if (Date.now() > deadline)
+      throw new Error(`Only ${fresh.length}/${ids.length} vehicles live after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('the simulator against the real system', () => {
+  let sys: RunningSystem;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
+    sys = await startSystem({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO: 'off', LOG_LEVEL: 'silent' });
+  });
+
+  afterAll(async () => {
+    await sys?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('registers the fleet, streams every vehicle live, and re-uses the registry after a restart', async () => {
+    const ids = buildRoster(FLEET, Date.now()).entries.map((e) => e.vehicle.id);
+    const first = capturingLogger();
+    const t0 = Date.now();
+    const sim = await startSimulator({
+      apiUrl: sys.url,
+      adminToken: sys.adminToken,
+      vehicles: FLEET,
+      intervalMs: 250,
+      seed: 11,
+      logger: first.log,
+    });
+    expect(sim.vehicles).toBe(FLEET);
+    const items = await waitForLive(sys, ids, t0);
+    for (const id of ids) {
+      const v = items.find((i) => i.id === id);
+      expect(v?.live, id).not.toBeNull();
+      // Live positions are in the vehicle's city.
+      const lat = v?.live?.lat ?? 0;
+      if (v?.pack === 'df-taxi') expect(Math.abs(lat + 15.8)).toBeLessThan(0.3);
+      if (v?.pack === 'belem-taxi') expect(Math.abs(lat + 1.4)).toBeLessThan(0.3);
+      if (v?.pack === 'sp-fretamento') expect(Math.abs(lat + 23.55)).toBeLessThan(0.3);
+    }
+    await sim.stop();
+
+    // A restart finds everything registered: it must re-use it (rotating device tokens), not fail.
+    const second = capturingLogger();
+    const t1 = Date.now();
+    const again = await startSimulator({
+      apiUrl: sys.url,
+      adminToken: sys.adminToken,
+      vehicles: FLEET,
+      intervalMs: 250,
+      seed: 12,
+      logger: second.log,
+    });
+    await waitForLive(sys, ids, t1);
+    await again.stop();
+
+    const after = await liveVehicles(sys);
+    expect(after.filter((v) => v.id.startsWith('sim-veh-'))).toHaveLength(FLEET);
+    for (const { lines } of [first, second]) {
+      const problems = lines.filter((l) => l.level >= 40);
+      expect(problems, JSON.stringify(problems)).toEqual([]);
+      expect(lines.some((l) => l.msg === 'simulated fleet registered')).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import type { Pack, TelemetryInput } from '@vigia/core';
+import { distanceToSegmentM, type LatLon } from '../src/geo.js';
+import { cityGraph } from '../src/network/cities.js';
+import type { RoadClass } from '../src/network/types.js';
+
+export interface Sample extends TelemetryInput {
+  ts: string;
+  speedKmh: number;
+  headingDeg: number;
+  accuracyM: number;
+}
+
+/** Records grouped per device, in time order. */
+export function byDevice(records: readonly TelemetryInput[]): Map<string, Sample[]> {
+  const out = new Map<string, Sample[]>();
+  for (const r of records) {
+    const list = out.get(r.deviceId) ?? [];
+    list.push(r as Sample);
+    out.set(r.deviceId, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
+  return out;
+}
+
+export function packOf(deviceId: string): Pack {
+  if (deviceId.startsWith('SIM-DF-')) return 'df-taxi';
+  if (deviceId.startsWith('SIM-BEL-')) return 'belem-taxi';
+  return 'sp-fretamento';
+}
+
+interface IndexedSegment {
+  a: LatLon;
+  b: LatLon;
+  roadClass: RoadClass;
+}
+
+/**
+ * The segments of a city's road polylines in a grid of ~500 m cells, to find the roads near a
+ * sample without scanning the whole city.
+ */
+export class RoadIndex {
+  private readonly cells = new Map<string, IndexedSegment[]>();
+  private static readonly CELL_DEG = 0.005;
+
+  constructor(pack: Pack) {
+    for (const { road, points } of cityGraph(pack).polylines) {
+      for (let i = 1; i < points.length; i++) {
+        const seg = { a: points[i - 1] as LatLon, b: points[i] as LatLon, roadClass: road.roadClass };
+        const keys = new Set([this.key(seg.a), this.key(seg.b)]);
+        for (const k of keys) {
+          const list = this.cells.get(k) ?? [];
+          list.push(seg);
+          this.cells.set(k, list);
+        }
+      }
+    }
+  }
+
+  /** Road segments within `radiusM` of p (radius up to a few hundred metres). */
+  near(p: LatLon, radiusM: number): { distanceM: number; roadClass: RoadClass }[] {
+    const out: { distanceM: number; roadClass: RoadClass }[] = [];
+    const [ci, cj] = this.cell(p);
+    for (let di = -1; di <= 1; di++) {
+      for (let dj = -1; dj <= 1; dj++) {
+        for (const seg of this.cells.get(`${ci + di}:${cj + dj}`) ?? []) {
+          const d = distanceToSegmentM(p, seg.a, seg.b);
+          if (d <= radiusM) out.push({ distanceM: d, roadClass: seg.roadClass });
+        }
+      }
+    }
+    return out;
+  }
+
+  private cell(p: LatLon): [number, number] {
+    return [Math.floor(p.lat / RoadIndex.CELL_DEG), Math.floor(p.lon / RoadIndex.CELL_DEG)];
+  }
+
+  private key(p: LatLon): string {
+    const [i, j] = this.cell(p);
+    return `${i}:${j}`;
+  }
+}
