@@ -1,6 +1,6 @@
-import { type Bus, type Config, createBus, createHttpServer, createLogger, demoEnabled, loadConfig } from '@vigia/core';
-import { type Database, openDatabase } from '@vigia/db';
-import { createIngestService, resolveAdminToken } from '@vigia/ingest';
+import { type Bus, type Config, demoEnabled, loadConfig } from '@vigia/core';
+import type { Database } from '@vigia/db';
+import { createServiceRuntime } from '@vigia/ingest';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -37,18 +37,8 @@ export async function startSystem(
   components: SystemComponents = { ingest: true, api: true },
 ): Promise<RunningSystem> {
   const config = loadConfig(env);
-  const log = createLogger('vigia', config.LOG_LEVEL);
-  const admin = await resolveAdminToken(config);
-  const { db } = await openDatabase(config, log);
-  const bus = createBus(config.REDIS_URL, config.REDIS_PREFIX, log);
-  const ingest = createIngestService({ db, bus, config, adminToken: admin.token, log });
-  const app = createHttpServer({
-    log,
-    checks: [
-      { name: 'database', check: () => db.ping() },
-      { name: 'bus', check: () => bus.ping() },
-    ],
-  });
+  const runtime = await createServiceRuntime(config, 'vigia');
+  const { log, admin, db, bus, ingest, app } = runtime;
   let live: LiveHub | undefined;
   if (components.ingest) await ingest.register(app);
   if (components.api) {
@@ -120,9 +110,7 @@ export async function startSystem(
         await step('simulator', () => demo?.stop());
         await step('http', () => app.close());
         await step('live', () => live?.close());
-        await step('ingest', () => ingest.close());
-        await step('bus', () => bus.close());
-        await step('database', () => db.close());
+        await step('ingest, bus and database', () => runtime.closeBackends());
       })();
       return closing;
     },

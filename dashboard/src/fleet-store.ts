@@ -1,8 +1,8 @@
-import type { FleetUpdate, MeterState, Pack, ServiceType, Tariff, VehicleItem, VehicleLive } from './api-types.js';
+import type { FleetUpdate, Pack, ServiceType, VehicleItem, VehicleLive } from './api-types.js';
 import { classifyVehicle, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 
 /** Everything the dashboard knows about one vehicle: registry facts plus its latest sample. */
-export interface TrackedVehicle {
+export interface TrackedVehicle extends NullableReadings {
   id: string;
   plate: string;
   pack: Pack;
@@ -12,13 +12,6 @@ export interface TrackedVehicle {
   /** Null until the vehicle's first sample: such a vehicle is counted but not drawn. */
   position: { lat: number; lon: number } | null;
   lastSeenMs: number | null;
-  speedKmh: number | null;
-  headingDeg: number | null;
-  meterState: MeterState | null;
-  tariff: Tariff | null;
-  passengers: number | null;
-  doorOpen: boolean | null;
-  ignition: boolean | null;
   status: VehicleStatus;
 }
 
@@ -30,17 +23,17 @@ export interface FleetCounts {
   byStatus: StatusCounts;
 }
 
-interface Sample {
+/** The readings a sample carries beside its position, as the live feed sends them. */
+type Readings = Pick<
+  FleetUpdate,
+  'speedKmh' | 'headingDeg' | 'meterState' | 'tariff' | 'passengers' | 'doorOpen' | 'ignition'
+>;
+type NullableReadings = { [K in keyof Readings]: Readings[K] | null };
+
+interface Sample extends Readings {
   lastSeenMs: number;
   lat: number;
   lon: number;
-  speedKmh: number | null;
-  headingDeg: number | null;
-  meterState: MeterState | null;
-  tariff: Tariff | null;
-  passengers: number | null;
-  doorOpen: boolean | null;
-  ignition: boolean | null;
 }
 
 export interface FleetStoreOptions {

@@ -5,5 +5,6 @@ export { haversineM } from './geo.js';
 export { type RunningIngest, startIngestProcess } from './ingest-process.js';
 export type { IngestResponse, RejectedRecord } from './ingest-routes.js';
 export { createIngestService, type IngestService, toFleetUpdate } from './ingest-service.js';
+export { createServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 export { MAX_SAMPLE_GAP_S, storeTelemetry } from './telemetry-store.js';
 export { createTokenResolver } from './token-resolver.js';

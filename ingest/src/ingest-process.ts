@@ -1,8 +1,7 @@
-import { AppError, type Config, createBus, createHttpServer, createLogger, loadConfig } from '@vigia/core';
-import { type Database, openDatabase } from '@vigia/db';
+import { AppError, type Config, loadConfig } from '@vigia/core';
+import type { Database } from '@vigia/db';
 import type { Logger } from 'pino';
-import { resolveAdminToken } from './admin-token.js';
-import { createIngestService } from './ingest-service.js';
+import { createServiceRuntime } from './service-runtime.js';
 
 export interface RunningIngest {
   url: string;
@@ -25,32 +24,20 @@ export async function startIngestProcess(env: Record<string, string | undefined>
       500,
     );
   }
-  const log = createLogger('vigia-ingest', config.LOG_LEVEL);
+  const runtime = await createServiceRuntime(config, 'vigia-ingest');
+  const { app, log } = runtime;
   if (!config.REDIS_URL) log.warn({ code: 'NO_REDIS' }, 'REDIS_URL unset: fleet updates reach no API process');
-  const admin = await resolveAdminToken(config);
-  const { db } = await openDatabase(config, log);
-  const bus = createBus(config.REDIS_URL, config.REDIS_PREFIX, log);
-  const ingest = createIngestService({ db, bus, config, adminToken: admin.token, log });
-  const app = createHttpServer({
-    log,
-    checks: [
-      { name: 'database', check: () => db.ping() },
-      { name: 'bus', check: () => bus.ping() },
-    ],
-  });
-  await ingest.register(app);
+  await runtime.ingest.register(app);
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   log.info({ url }, 'ingest service running');
   return {
     url,
     config,
-    db,
+    db: runtime.db,
     log,
     async close() {
       await app.close();
-      await ingest.close();
-      await bus.close();
-      await db.close();
+      await runtime.closeBackends();
     },
   };
 }
