@@ -37,6 +37,10 @@ export const configSchema = z.object({
   DEMO_INTERVAL_MS: positiveInt(2000),
   /** MapLibre style the dashboard loads; unset = the built-in offline style. */
   MAP_STYLE_URL: z.url().optional(),
+  /** TCP port of the OsmAnd / Traccar Client HTTP protocol (ingest processes). */
+  OSMAND_PORT: z.coerce.number().int().min(0).max(65535).default(5055),
+  /** TCP port of the Teltonika Codec 8 / 8 Extended protocol (ingest processes). */
+  TELTONIKA_PORT: z.coerce.number().int().min(0).max(65535).default(5027),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted request body on the ingest path, in bytes (larger: 413). */

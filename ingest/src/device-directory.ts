@@ -7,6 +7,10 @@ export interface DeviceEntry {
   identifier: string;
   vehicleId: string;
   tokenHash: string;
+  /** `native`, `osmand`, `teltonika`, ...: how the device talks. */
+  protocol: string;
+  /** The device profile that maps its raw inputs to telemetry fields (protocol gateways). */
+  profile: string | null;
   plate: string;
   operatorId: string | null;
   pack: Pack;
@@ -20,6 +24,7 @@ interface Cached<T> {
 
 const SELECT_DEVICE = `
   SELECT d.id AS "deviceId", d.identifier, d.vehicle_id AS "vehicleId", d.token_hash AS "tokenHash",
+         d.protocol, d.profile,
          v.plate, v.operator_id AS "operatorId", v.pack, v.service_type AS "serviceType"
   FROM devices d JOIN vehicles v ON v.id = d.vehicle_id
   WHERE d.retired_at IS NULL`;
