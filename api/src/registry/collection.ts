@@ -31,6 +31,8 @@ export interface CollectionSpec<S extends z.ZodObject> {
 
 export type Row = Record<string, unknown>;
 
+const MAX_BATCH = 50_000;
+
 const base64url = (s: string) => Buffer.from(s).toString('base64url');
 const unbase64url = (s: string) => Buffer.from(s, 'base64url').toString();
 
@@ -116,10 +118,27 @@ export class CollectionStore<S extends z.ZodObject> {
 
   /** Validates every item first, then inserts all in one statement; any failure creates nothing. */
   async create(principal: Principal, body: unknown): Promise<{ rows: Row[]; tokens: (string | undefined)[] }> {
+    return this.write(principal, body, 'create');
+  }
+
+  /**
+   * Creates or replaces records by id (imports: a re-imported GTFS feed or GeoJSON file updates
+   * what it already holds). A retired record that is imported again becomes current again.
+   */
+  async upsert(principal: Principal, body: unknown): Promise<Row[]> {
+    return (await this.write(principal, body, 'upsert')).rows;
+  }
+
+  private async write(
+    principal: Principal,
+    body: unknown,
+    mode: 'create' | 'upsert',
+  ): Promise<{ rows: Row[]; tokens: (string | undefined)[] }> {
     requireWrite(principal, this.spec.access);
     const items = Array.isArray(body) ? body : [body];
     if (items.length === 0) throw new AppError('EMPTY_BATCH', 'Nothing to create', 400);
-    if (items.length > 10_000) throw new AppError('BATCH_TOO_LARGE', 'At most 10 000 records per request', 413);
+    if (items.length > MAX_BATCH)
+      throw new AppError('BATCH_TOO_LARGE', `At most ${MAX_BATCH} records per request`, 413);
     const issues: { index: number; path: string; message: string }[] = [];
     const parsed = items.map((item, index) => {
       const r = this.spec.createSchema.safeParse(item);
@@ -145,23 +164,47 @@ export class CollectionStore<S extends z.ZodObject> {
       return row;
     });
     const columns = [...new Set(records.flatMap((r) => Object.keys(r)))];
+    const onConflict =
+      mode === 'upsert'
+        ? `ON CONFLICT (id) DO UPDATE SET ${columns
+            .filter((c) => c !== 'id')
+            .map((c) => `${c} = EXCLUDED.${c}`)
+            .join(', ')}, updated_at = now(), retired_at = NULL`
+        : '';
     try {
       const rows = await this.db.transaction(async (tx) => {
         const { rows: inserted } = await tx.query<{ id: string }>(
           `INSERT INTO ${this.spec.table} (${columns.join(', ')})
            SELECT ${columns.join(', ')} FROM jsonb_populate_recordset(NULL::${this.spec.table}, $1::jsonb)
+           ${onConflict}
            RETURNING id`,
           [JSON.stringify(records)],
         );
-        return this.fetch(
+        const fresh = await this.fetch(
           tx,
           inserted.map((r) => r.id),
         );
+        await this.recordHistory(tx, fresh);
+        return fresh;
       });
       return { rows, tokens };
     } catch (err) {
       throw translateDbError(err);
     }
+  }
+
+  /** Closes each record's current version and opens the new one, in the caller's transaction. */
+  private async recordHistory(tx: Queryable, rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    await tx.query(
+      'UPDATE registry_history SET valid_to = now() WHERE collection = $1 AND id = ANY($2::text[]) AND valid_to IS NULL',
+      [this.spec.name, rows.map((r) => r.id)],
+    );
+    await tx.query(
+      `INSERT INTO registry_history (collection, id, valid_from, record)
+       SELECT $1, r->>'id', now(), r FROM jsonb_array_elements($2::jsonb) AS r`,
+      [this.spec.name, JSON.stringify(rows)],
+    );
   }
 
   private async fetch(q: Queryable, ids: string[]): Promise<Row[]> {
@@ -192,6 +235,7 @@ export class CollectionStore<S extends z.ZodObject> {
         if (before.retiredAt) throw new AppError('RETIRED', `${this.spec.name} record '${id}' is retired`, 409);
         await tx.query(`UPDATE ${this.spec.table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params);
         const [after] = await this.fetch(tx, [id]);
+        await this.recordHistory(tx, [after!]);
         return { before, after: after! };
       });
     } catch (err) {
@@ -203,18 +247,17 @@ export class CollectionStore<S extends z.ZodObject> {
   async retire(principal: Principal, id: string): Promise<Row> {
     requireWrite(principal, this.spec.access);
     const hasStatus = 'status' in (this.spec.columns as Record<string, string>);
-    const { rows } = await this.db.query<{ id: string }>(
-      `UPDATE ${this.spec.table} SET retired_at = now(), updated_at = now()${hasStatus ? ", status = 'withdrawn'" : ''}
-       WHERE id = $1 AND retired_at IS NULL RETURNING id`,
-      [id],
-    );
-    if (rows.length === 0) {
-      const [existing] = await this.fetch(this.db, [id]);
-      if (!existing) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
-      return existing;
-    }
-    const [row] = await this.fetch(this.db, [id]);
-    return row!;
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(
+        `UPDATE ${this.spec.table} SET retired_at = now(), updated_at = now()${hasStatus ? ", status = 'withdrawn'" : ''}
+         WHERE id = $1 AND retired_at IS NULL RETURNING id`,
+        [id],
+      );
+      const [row] = await this.fetch(tx, [id]);
+      if (!row) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
+      if (rows.length > 0) await this.recordHistory(tx, [row]);
+      return row;
+    });
   }
 
   /** Issues a new token for a device or user; the old one stops working. */

@@ -1,10 +1,16 @@
 import type { CollectionSpec } from './collection.js';
 import {
+  contractCreateSchema,
   deviceCreateSchema,
   driverCreateSchema,
+  holidayCreateSchema,
   operatorCreateSchema,
+  standCreateSchema,
+  stopCreateSchema,
+  unitValueCreateSchema,
   userCreateSchema,
   vehicleCreateSchema,
+  zoneCreateSchema,
 } from './schemas.js';
 
 const everyone = ['regulator', 'enforcement', 'dispatcher', 'operator'] as const;
@@ -85,4 +91,87 @@ export const usersSpec: CollectionSpec<typeof userCreateSchema> = {
   filters: { role: 'role' },
   access: { read: [], write: [] },
   token: 'usr',
+};
+
+/** Reference data the rules read: every role reads it, regulators maintain it. */
+const referenceAccess = { read: everyone, write: ['regulator'] } as const;
+
+export const stopsSpec: CollectionSpec<typeof stopCreateSchema> = {
+  name: 'stops',
+  table: 'stops',
+  idPrefix: 'stop',
+  createSchema: stopCreateSchema,
+  columns: { name: 'name', lat: 'lat', lon: 'lon', source: 'source' },
+  filters: { source: 'source' },
+  access: referenceAccess,
+};
+
+export const standsSpec: CollectionSpec<typeof standCreateSchema> = {
+  name: 'stands',
+  table: 'stands',
+  idPrefix: 'stand',
+  createSchema: standCreateSchema,
+  columns: {
+    pack: 'pack',
+    name: 'name',
+    geometry: 'geometry',
+    radiusM: 'radius_m',
+    places: 'places',
+    kind: 'kind',
+    holderVehicleIds: 'holder_vehicle_ids',
+  },
+  filters: { pack: 'pack', kind: 'kind' },
+  access: referenceAccess,
+};
+
+export const zonesSpec: CollectionSpec<typeof zoneCreateSchema> = {
+  name: 'zones',
+  table: 'zones',
+  idPrefix: 'zone',
+  createSchema: zoneCreateSchema,
+  columns: { pack: 'pack', kind: 'kind', name: 'name', geometry: 'geometry', speedLimitKmh: 'speed_limit_kmh' },
+  filters: { pack: 'pack', kind: 'kind' },
+  access: referenceAccess,
+};
+
+export const contractsSpec: CollectionSpec<typeof contractCreateSchema> = {
+  name: 'contracts',
+  table: 'contracts',
+  idPrefix: 'ctr',
+  createSchema: contractCreateSchema,
+  columns: {
+    operatorId: 'operator_id',
+    kind: 'kind',
+    vehicleIds: 'vehicle_ids',
+    client: 'client',
+    route: 'route',
+    boardingPlaces: 'boarding_places',
+    alightingPlaces: 'alighting_places',
+    schedule: 'schedule',
+    validFrom: 'valid_from',
+    validUntil: 'valid_until',
+  },
+  filters: { operatorId: 'operator_id', kind: 'kind' },
+  access: referenceAccess,
+  scopeColumn: 'operator_id',
+};
+
+export const holidaysSpec: CollectionSpec<typeof holidayCreateSchema> = {
+  name: 'holidays',
+  table: 'holidays',
+  idPrefix: 'hol',
+  createSchema: holidayCreateSchema,
+  columns: { pack: 'pack', date: 'date', name: 'name', kind: 'kind' },
+  filters: { pack: 'pack', kind: 'kind' },
+  access: referenceAccess,
+};
+
+export const unitValuesSpec: CollectionSpec<typeof unitValueCreateSchema> = {
+  name: 'unit-values',
+  table: 'unit_values',
+  idPrefix: 'uv',
+  createSchema: unitValueCreateSchema,
+  columns: { unit: 'unit', valueBrl: 'value_brl', validFrom: 'valid_from' },
+  filters: { unit: 'unit' },
+  access: referenceAccess,
 };

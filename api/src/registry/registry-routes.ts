@@ -3,7 +3,20 @@ import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { type CollectionSpec, CollectionStore, type Row } from './collection.js';
-import { devicesSpec, driversSpec, operatorsSpec, usersSpec, vehiclesSpec } from './collections.js';
+import {
+  contractsSpec,
+  devicesSpec,
+  driversSpec,
+  holidaysSpec,
+  operatorsSpec,
+  standsSpec,
+  stopsSpec,
+  unitValuesSpec,
+  usersSpec,
+  vehiclesSpec,
+  zonesSpec,
+} from './collections.js';
+import { recordsFromFeatures, stopsFromGtfs, stopsTxtFromZip } from './imports.js';
 import { pageQuerySchema } from './schemas.js';
 import { vehiclesFromCsv } from './vehicle-csv.js';
 import { liveJoin, withLive } from './vehicle-live.js';
@@ -100,6 +113,48 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
     },
   });
 
+  const stops = store(stopsSpec);
+  const stands = store(standsSpec);
+  const zones = store(zonesSpec);
+  registerCollection(app, stops, deps);
+  registerCollection(app, stands, deps);
+  registerCollection(app, zones, deps);
+  registerCollection(app, store(contractsSpec), deps);
+  registerCollection(app, store(holidaysSpec), deps);
+  registerCollection(app, store(unitValuesSpec), deps);
+
+  app.addContentTypeParser(
+    ['application/zip', 'application/x-zip-compressed'],
+    { parseAs: 'buffer', bodyLimit: 100 * 1024 * 1024 },
+    (_req, body, done) => done(null, body),
+  );
+  // GTFS stops.txt (text/csv) or a whole GTFS zip; `?source=` names the feed (default `gtfs`).
+  app.post('/v1/stops/import', async (req, reply) => {
+    const principal = await authenticate(req, deps.resolveToken);
+    const source = String((req.query as { source?: unknown }).source ?? 'gtfs').slice(0, 64);
+    const text =
+      typeof req.body === 'string' ? req.body : Buffer.isBuffer(req.body) ? stopsTxtFromZip(req.body) : undefined;
+    if (text === undefined) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send stops.txt as text/csv or a GTFS zip as application/zip', 415);
+    }
+    const { records, lines, skipped } = stopsFromGtfs(text, source);
+    const rows = await withLines(() => stops.upsert(principal, records), lines);
+    return reply.code(201).send({ imported: rows.length, skipped });
+  });
+  // GeoJSON FeatureCollections; `?pack=` fills the pack of features that do not say it.
+  for (const [path, target] of [
+    ['/v1/stands/import', stands],
+    ['/v1/zones/import', zones],
+  ] as const) {
+    app.post(path, async (req, reply) => {
+      const principal = await authenticate(req, deps.resolveToken);
+      const pack = (req.query as { pack?: unknown }).pack;
+      const records = recordsFromFeatures(req.body, typeof pack === 'string' ? { pack } : {});
+      const rows = await target.upsert(principal, records);
+      return reply.code(201).send({ imported: rows.length, items: rows });
+    });
+  }
+
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 20 * 1024 * 1024 }, (_req, body, done) =>
     done(null, body),
   );
@@ -109,16 +164,23 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the vehicles as Content-Type: text/csv', 415);
     }
     const records = vehiclesFromCsv(req.body);
-    try {
-      const { rows } = await vehicles.create(principal, records);
-      return reply.code(201).send({ imported: rows.length, items: rows.map(presentVehicle) });
-    } catch (err) {
-      // Point at CSV lines (header is line 1) rather than array indexes.
-      if (err instanceof AppError && Array.isArray(err.details)) {
-        const details = (err.details as { index: number }[]).map((d) => ({ ...d, line: d.index + 2 }));
-        throw new AppError(err.code, err.message, err.statusCode, details);
-      }
-      throw err;
-    }
+    const { rows } = await withLines(
+      () => vehicles.create(principal, records),
+      records.map((_, i) => i + 2),
+    );
+    return reply.code(201).send({ imported: rows.length, items: rows.map(presentVehicle) });
   });
+}
+
+/** Points validation errors of an import at file lines rather than array indexes. */
+async function withLines<T>(run: () => Promise<T>, lines: number[]): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AppError && Array.isArray(err.details)) {
+      const details = (err.details as { index: number }[]).map((d) => ({ ...d, line: lines[d.index] }));
+      throw new AppError(err.code, err.message, err.statusCode, details);
+    }
+    throw err;
+  }
 }

@@ -1,5 +1,6 @@
 import { packSchema, roles, serviceTypeSchema } from '@vigia/core';
 import { z } from 'zod';
+import { areaSchema, lineStringSchema, pointSchema, polygonSchema } from './geojson.js';
 
 /** Request bodies of the registry collections (shared/API.md "Registry"). Types flow from these. */
 
@@ -76,4 +77,72 @@ export const pageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: z.string().max(200).optional(),
   includeRetired: z.enum(['true', 'false']).optional(),
+});
+
+const placeSchema = z.object({
+  name: text(),
+  lat: z.number().min(-90).max(90),
+  lon: z.number().min(-180).max(180),
+  radiusM: z.number().positive().max(2000).default(50),
+});
+
+export const stopCreateSchema = z.object({
+  id: id.optional(),
+  name: text(),
+  lat: z.number().min(-90).max(90),
+  lon: z.number().min(-180).max(180),
+  source: text(64).default('manual'),
+});
+
+/**
+ * A taxi stand (ponto): a polygon, or a point with a radius; `fixo` stands have holders. That a
+ * Point has a radius (and a speed-limit zone a limit) is a table constraint, so PATCH keeps it too.
+ */
+export const standCreateSchema = z.object({
+  id: id.optional(),
+  pack: packSchema,
+  name: text(),
+  geometry: z.discriminatedUnion('type', [pointSchema, polygonSchema]),
+  radiusM: z.number().positive().max(500).nullish(),
+  places: z.number().int().min(1).max(500),
+  kind: z.enum(['fixo', 'livre']),
+  holderVehicleIds: z.array(id).max(500).default([]),
+});
+
+export const zoneCreateSchema = z.object({
+  id: id.optional(),
+  pack: packSchema,
+  kind: z.string().trim().min(1).max(40),
+  name: text(),
+  geometry: areaSchema,
+  speedLimitKmh: z.number().positive().max(200).nullish(),
+});
+
+export const contractCreateSchema = z.object({
+  id: id.optional(),
+  operatorId: id,
+  kind: z.enum(['fretamento-continuo', 'fretamento-eventual']),
+  vehicleIds: z.array(id).max(500).default([]),
+  client: text().nullish(),
+  route: lineStringSchema,
+  boardingPlaces: z.array(placeSchema).max(200).default([]),
+  alightingPlaces: z.array(placeSchema).max(200).default([]),
+  schedule: z.record(z.string(), z.unknown()).nullish(),
+  validFrom: isoDate,
+  validUntil: isoDate.nullish(),
+});
+
+export const holidayCreateSchema = z.object({
+  id: id.optional(),
+  pack: packSchema,
+  date: isoDate,
+  name: text(),
+  kind: z.enum(['add', 'remove']).default('add'),
+});
+
+export const unitValueCreateSchema = z.object({
+  id: id.optional(),
+  unit: z.enum(['ORTN', 'UPDF', 'UT', 'IPCA-E']),
+  valueBrl: z.number().positive().max(1_000_000),
+  validFrom: isoDate,
 });
