@@ -7,6 +7,7 @@ import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerRegistryRoutes } from './registry/registry-routes.js';
+import { registerViolationRoutes } from './violations/violation-routes.js';
 
 export interface SystemComponents {
   /** `POST /v1/telemetry`. */
@@ -48,6 +49,7 @@ export async function startSystem(
       resolveToken: ingest.resolveToken,
       offlineAfterS: config.OFFLINE_AFTER_S,
     });
+    await registerViolationRoutes(app, { db, resolveToken: ingest.resolveToken });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,

@@ -32,9 +32,41 @@ export const fleetUpdateSchema = z.object({
 });
 export type FleetUpdate = z.infer<typeof fleetUpdateSchema>;
 
+/**
+ * A violation as pushed to dashboards (Socket.IO `/live`, event `violation`) when it is raised
+ * or grows: the list fields of `GET /v1/violations`, instants as ISO strings.
+ */
+export const liveViolationSchema = z.object({
+  id: z.string(),
+  ruleId: z.string(),
+  pack: packSchema,
+  legalBasis: z.array(z.string()),
+  description: z.string(),
+  descriptionEn: z.string(),
+  vehicleId: z.string(),
+  plate: z.string().nullable(),
+  operatorId: z.string().nullable(),
+  driverId: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  detectedAt: z.string(),
+  lat: z.number().nullable(),
+  lon: z.number().nullable(),
+  place: z.object({ kind: z.string(), id: z.string(), name: z.string() }).nullable(),
+  confidence: z.enum(['confirmed', 'suspected']),
+  measured: z.record(z.string(), z.unknown()),
+  penalty: z.record(z.string(), z.unknown()),
+  recidivism: z.record(z.string(), z.unknown()),
+  status: z.enum(['open', 'confirmed', 'dismissed', 'notified']),
+  /** `raised` the first time, `updated` as the event grows or is reviewed. */
+  change: z.enum(['raised', 'updated']),
+});
+export type LiveViolation = z.infer<typeof liveViolationSchema>;
+
 /** What travels between processes on the bus. */
 export const busMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fleet'), updates: z.array(fleetUpdateSchema) }),
+  z.object({ type: z.literal('violation'), violations: z.array(liveViolationSchema) }),
   /** A device changed (token rotated, retired, moved): caches keyed by these identifiers drop them. */
   z.object({ type: z.literal('device-changed'), identifiers: z.array(z.string()) }),
 ]);

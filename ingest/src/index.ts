@@ -8,3 +8,4 @@ export { createIngestService, type IngestService, toFleetUpdate } from './ingest
 export { createServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 export { MAX_SAMPLE_GAP_S, storeTelemetry } from './telemetry-store.js';
 export { createTokenResolver } from './token-resolver.js';
+export { upsertViolations, type ViolationUpsert } from './violations/violation-writer.js';

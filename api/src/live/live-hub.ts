@@ -1,5 +1,12 @@
 import { createAdapter } from '@socket.io/redis-adapter';
-import { type Bus, bearerToken, type FleetUpdate, type Principal, type TokenResolver } from '@vigia/core';
+import {
+  type Bus,
+  bearerToken,
+  type FleetUpdate,
+  type LiveViolation,
+  type Principal,
+  type TokenResolver,
+} from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -53,6 +60,10 @@ export class LiveHub {
       );
     });
     this.unsubscribe = opts.bus.subscribe((message) => {
+      if (message.type === 'violation') {
+        this.pushViolations(message.violations);
+        return;
+      }
       if (message.type !== 'fleet') return;
       for (const u of message.updates) {
         const known = this.pending.get(u.vehicleId);
@@ -94,6 +105,15 @@ export class LiveHub {
       byOperator.set(u.operatorId, list);
     }
     for (const [operatorId, list] of byOperator) nsp.to(operatorRoom(operatorId)).emit('fleet', list);
+  }
+
+  /** Violations go out at once, not batched: an officer acts on them. */
+  private pushViolations(violations: LiveViolation[]): void {
+    const nsp = this.io.of(LIVE_NAMESPACE).local;
+    for (const v of violations) {
+      nsp.to(ALL_ROOM).emit('violation', v);
+      if (v.operatorId) nsp.to(operatorRoom(v.operatorId)).emit('violation', v);
+    }
   }
 
   async close(): Promise<void> {
