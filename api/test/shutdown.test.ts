@@ -44,7 +44,7 @@ describe.each(['postgres', 'pglite'] as const)('graceful shutdown on %s', (targe
       for (let i = 0; !stop; i++) {
         const batch = Array.from({ length: 20 }, (_, j) => ({
           deviceId: dev.identifier,
-          ts: new Date(t0 + lane * 1e8 + (i * 20 + j) * 1000).toISOString(),
+          ts: new Date(t0 + (i * 20 + j) * 1000 + lane).toISOString(),
           lat: -1.45 - j * 1e-4,
           lon: -48.49,
         }));

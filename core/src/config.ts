@@ -55,6 +55,10 @@ export const configSchema = z.object({
   INGEST_MAX_FUTURE_SKEW_S: positiveInt(300),
   /** How long a device lookup (identifier, token hash, vehicle) is cached, in milliseconds. */
   DEVICE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Where ingest keeps accepted records while the database is unreachable; default DATA_DIR/spool. One per ingest process. */
+  SPOOL_DIR: z.string().optional(),
+  /** Largest spool on disk, in bytes; past it ingest answers 503 so devices keep their data. */
+  SPOOL_MAX_BYTES: positiveInt(1024 * 1024 * 1024),
   /** Interval of the batched live push to dashboards, in milliseconds (at most 500 by contract). */
   LIVE_PUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(500).default(500),
   /** A vehicle with no sample for this many seconds is shown offline. */

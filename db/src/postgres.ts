@@ -18,8 +18,11 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 
 export function openPostgres(url: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not take the process down; the pool replaces it.
+  // A connection lost while idle in the pool, or while checked out between two queries of a
+  // transaction, is reported as an 'error' event; unhandled it would take the process down. The
+  // query in progress (if any) fails on its own, and the pool replaces the connection.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const base = wrap(pool);
   return {
     kind: 'postgres',

@@ -1,6 +1,7 @@
-import { AppError, type Telemetry } from '@vigia/core';
+import { AppError, isDatabaseUnavailable, type Telemetry } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { Logger } from 'pino';
+import type { TelemetrySpool } from './spool/telemetry-spool.js';
 import { storeTelemetry, type WriteOutcome } from './telemetry-store.js';
 
 export interface BatchWriterOptions {
@@ -16,6 +17,10 @@ export interface BatchWriterOptions {
   concurrency: number;
   /** Called after each commit with the records that advanced their vehicle's live state. */
   onCommitted(advanced: Telemetry[]): void;
+  /** Where accepted records wait while the database is unreachable; none = answer 503 instead. */
+  spool?: TelemetrySpool;
+  /** How often the spool is tried against the database. */
+  replayIntervalMs?: number;
 }
 
 interface Pending {
@@ -28,6 +33,10 @@ interface Pending {
  * settles only after the transaction holding its records has committed, so an HTTP 200 (or a
  * device ACK) always means durably stored. The queue is bounded: past `maxPending` records
  * `write` throws OVERLOADED (HTTP 503 + Retry-After) instead of letting memory grow.
+ *
+ * When the database cannot be reached, a batch goes to the spool instead (flushed to disk before
+ * the callers are answered) and is replayed in order once the database is back; while anything
+ * is spooled, new batches queue behind it in the spool rather than overtaking it.
  */
 export class BatchWriter {
   private queue: Pending[] = [];
@@ -36,8 +45,19 @@ export class BatchWriter {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly idleWaiters: (() => void)[] = [];
+  private readonly replayTimer: NodeJS.Timeout | undefined;
+  private replaying: Promise<void> | undefined;
 
-  constructor(private readonly opts: BatchWriterOptions) {}
+  constructor(private readonly opts: BatchWriterOptions) {
+    if (opts.spool) {
+      this.replayTimer = setInterval(() => {
+        this.replaying ??= this.replay().finally(() => {
+          this.replaying = undefined;
+        });
+      }, opts.replayIntervalMs ?? 1000);
+      this.replayTimer.unref();
+    }
+  }
 
   get pendingRecords(): number {
     return this.pending;
@@ -93,14 +113,68 @@ export class BatchWriter {
 
   private async flush(batch: Pending[]): Promise<void> {
     const records = batch.map((p) => p.record);
+    const spool = this.opts.spool;
+    if (spool && !spool.isEmpty) {
+      this.toSpool(spool, batch);
+      return;
+    }
     try {
       const { outcomes, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
       for (const [i, p] of batch.entries()) p.settle(outcomes[i] ?? 'duplicate');
       if (advanced.length > 0) this.opts.onCommitted(advanced);
     } catch (err) {
+      if (spool && isDatabaseUnavailable(err)) {
+        this.opts.log.warn(
+          { err, code: 'DATABASE_UNAVAILABLE', records: batch.length },
+          'database unreachable: spooling',
+        );
+        this.toSpool(spool, batch);
+        return;
+      }
       this.opts.log.error({ err, code: 'TELEMETRY_WRITE_FAILED', records: batch.length }, 'telemetry batch not stored');
       const failure = new AppError('STORAGE_UNAVAILABLE', 'The records could not be stored; retry', 503);
       for (const p of batch) p.settle(failure);
+    }
+  }
+
+  /** Durable on local disk counts as accepted; a full spool refuses (503) so devices keep their data. */
+  private toSpool(spool: TelemetrySpool, batch: Pending[]): void {
+    let stored = false;
+    try {
+      stored = spool.append(batch.map((p) => p.record));
+    } catch (err) {
+      this.opts.log.error({ err, code: 'SPOOL_WRITE_FAILED' }, 'spool not writable');
+    }
+    if (stored) {
+      for (const p of batch) p.settle('accepted');
+      return;
+    }
+    const failure = new AppError(
+      'STORAGE_UNAVAILABLE',
+      'The database is unreachable and the spool is full; retry',
+      503,
+    );
+    for (const p of batch) p.settle(failure);
+  }
+
+  /** Moves spooled records into the database, oldest segment first, while it answers. */
+  private async replay(): Promise<void> {
+    const spool = this.opts.spool;
+    if (!spool || spool.isEmpty) return;
+    for (let segment = spool.oldest(); segment; segment = spool.oldest()) {
+      try {
+        for (let i = 0; i < segment.records.length; i += this.opts.maxRecords) {
+          const chunk = segment.records.slice(i, i + this.opts.maxRecords);
+          const { advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, chunk));
+          if (advanced.length > 0) this.opts.onCommitted(advanced);
+        }
+      } catch (err) {
+        this.opts.log.debug({ err, code: 'SPOOL_REPLAY_DEFERRED' }, 'database still unreachable');
+        return;
+      }
+      spool.remove(segment.seq);
+      this.opts.log.info({ code: 'SPOOL_REPLAYED', records: segment.records.length }, 'spooled records stored');
+      if (this.closed) return;
     }
   }
 
@@ -111,8 +185,13 @@ export class BatchWriter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    if (this.replayTimer) clearInterval(this.replayTimer);
     this.pump();
-    if (this.inFlight === 0 && this.queue.length === 0) return;
-    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.inFlight > 0 || this.queue.length > 0) {
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    }
+    await this.replaying;
+    // What is still spooled stays on disk and is replayed by the next start.
+    this.opts.spool?.close();
   }
 }

@@ -1,4 +1,4 @@
-import type { Pack, ServiceType } from '@vigia/core';
+import { AppError, isDatabaseUnavailable, type Pack, type ServiceType } from '@vigia/core';
 import type { Database } from '@vigia/db';
 
 /** A registered device with the vehicle it is in: what ingest needs to accept and attribute a record. */
@@ -33,7 +33,9 @@ const SELECT_DEVICE = `
  * Device lookups by identifier and by token hash, cached for `ttlMs` so the hot path does not
  * query the registry per record. Unknown identifiers are cached too (a misconfigured device
  * re-sends forever); the registry publishes `device-changed` on the bus when a device is
- * created, rotated, moved or retired, and every process drops those entries at once.
+ * created, rotated, moved or retired, and every process drops those entries at once. While the
+ * database is unreachable an expired entry is still used, so known devices keep sending (their
+ * records go to the spool); a device never seen gets a 503 and retries.
  */
 export class DeviceDirectory {
   private readonly byIdentifier = new Map<string, Cached<DeviceEntry | null>>();
@@ -59,9 +61,20 @@ export class DeviceDirectory {
       }
     }
     if (missing.length > 0) {
-      const { rows } = await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.identifier = ANY($1::text[])`, [
-        missing,
-      ]);
+      let rows: DeviceEntry[];
+      try {
+        rows = (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.identifier = ANY($1::text[])`, [missing]))
+          .rows;
+      } catch (err) {
+        // Known devices keep sending while the database is away (their records go to the spool).
+        if (!isDatabaseUnavailable(err)) throw err;
+        for (const id of missing) {
+          const stale = this.byIdentifier.get(id);
+          if (!stale) throw new AppError('DATABASE_UNAVAILABLE', 'The device registry is unreachable; retry', 503);
+          if (stale.value) found.set(id, stale.value);
+        }
+        return found;
+      }
       const expires = now + this.ttlMs;
       const byId = new Map(rows.map((r) => [r.identifier, r]));
       for (const id of missing) {
@@ -78,7 +91,14 @@ export class DeviceDirectory {
     const now = Date.now();
     const hit = this.byToken.get(tokenHash);
     if (hit && hit.expires > now) return hit.value ?? undefined;
-    const { rows } = await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = $1`, [tokenHash]);
+    let rows: DeviceEntry[];
+    try {
+      rows = (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = $1`, [tokenHash])).rows;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      if (!hit) throw new AppError('DATABASE_UNAVAILABLE', 'The device registry is unreachable; retry', 503);
+      return hit.value ?? undefined;
+    }
     const entry = rows[0] ?? null;
     this.byToken.set(tokenHash, { value: entry, expires: now + this.ttlMs });
     return entry ?? undefined;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Bus, Config, FleetUpdate, Telemetry, TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
@@ -5,6 +6,7 @@ import type { Logger } from 'pino';
 import { BatchWriter } from './batch-writer.js';
 import { DeviceDirectory, type DeviceEntry } from './device-directory.js';
 import { registerIngestRoutes } from './ingest-routes.js';
+import { TelemetrySpool } from './spool/telemetry-spool.js';
 import { createTokenResolver } from './token-resolver.js';
 
 export interface IngestService {
@@ -64,6 +66,7 @@ export function createIngestService(deps: {
   const writer = new BatchWriter({
     db,
     log,
+    spool: new TelemetrySpool(config.SPOOL_DIR ?? join(config.DATA_DIR, 'spool'), config.SPOOL_MAX_BYTES, log),
     maxRecords: config.INGEST_BATCH_MAX_RECORDS,
     maxWaitMs: config.INGEST_BATCH_MAX_WAIT_MS,
     maxPending: config.INGEST_MAX_PENDING_RECORDS,

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ZodError } from 'zod';
-import { AppError, errorBody } from '../errors.js';
+import { AppError, errorBody, isDatabaseUnavailable } from '../errors.js';
 
 /** Fastify's own error codes, mapped to the contract's codes. */
 const fastifyCodes: Record<string, { code: string; status: number }> = {
@@ -40,6 +40,13 @@ export function installErrorHandler(app: FastifyInstance): void {
     const status = fastifyError.statusCode;
     if (status && status >= 400 && status < 500) {
       return reply.code(status).send(errorBody('BAD_REQUEST', err.message));
+    }
+    if (isDatabaseUnavailable(err)) {
+      req.log.warn({ err, code: 'DATABASE_UNAVAILABLE' }, 'database unreachable');
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send(errorBody('DATABASE_UNAVAILABLE', 'The database is unreachable; retry'));
     }
     req.log.error({ err, code: 'INTERNAL_ERROR' }, 'unhandled error');
     return reply.code(500).send(errorBody('INTERNAL_ERROR', 'Internal error'));

@@ -1,0 +1,169 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSystem } from '@vigia/api';
+import { openPostgres } from '@vigia/db';
+import { createScratchDatabase, TEST_PG_ADMIN_URL } from '@vigia/db/testing';
+import { describe, expect, it } from 'vitest';
+import { ENTRY, spawnSystem } from './processes.js';
+import { api, registerVehicle } from './support.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+const ADMIN_TOKEN = 'faults-test-admin-token-0042';
+type Device = Awaited<ReturnType<typeof registerVehicle>>;
+
+/** Devices streaming batches with increasing timestamps; remembers every record it saw acknowledged. */
+function streamer(client: { url: string; adminToken: string }, devices: Device[]) {
+  const acked = new Set<string>();
+  const ackedAt: number[] = [];
+  let stop = false;
+  // Far enough back that no lane reaches the future-timestamp limit however fast it streams.
+  const t0 = Date.now() - 6 * 3_600_000;
+  const lanes = devices.map(async (dev, lane) => {
+    for (let i = 0; !stop; i++) {
+      const batch = Array.from({ length: 10 }, (_, j) => ({
+        deviceId: dev.identifier,
+        ts: new Date(t0 + (i * 10 + j) * 1000 + lane).toISOString(),
+        lat: -23.55 - j * 1e-4,
+        lon: -46.63,
+      }));
+      try {
+        const res = await api<{ rejected: { index: number }[] }>(client, 'POST', '/v1/telemetry', batch, dev.token);
+        if (res.status === 200) {
+          const rejected = new Set(res.body.rejected.map((r) => r.index));
+          expect(rejected.size).toBe(0);
+          for (const r of batch) acked.add(`${dev.deviceId}|${r.ts}`);
+          ackedAt.push(Date.now());
+        } else {
+          await new Promise((r) => setTimeout(r, 50)); // 503: a real device backs off and re-sends
+          i--;
+        }
+      } catch {
+        await new Promise((r) => setTimeout(r, 50)); // the server is gone: retry the same batch
+        i--;
+      }
+    }
+  });
+  return {
+    acked,
+    ackedAt,
+    async stop() {
+      stop = true;
+      await Promise.all(lanes);
+    },
+  };
+}
+
+async function storedKeys(url: string): Promise<{ keys: Set<string>; rows: number }> {
+  const db = openPostgres(url, 1);
+  try {
+    const { rows } = await db.query<{ device_id: string; ts: Date }>('SELECT device_id, ts FROM telemetry');
+    return { keys: new Set(rows.map((r) => `${r.device_id}|${r.ts.toISOString()}`)), rows: rows.length };
+  } finally {
+    await db.close();
+  }
+}
+
+describe('faults', () => {
+  it('loses nothing acknowledged when the ingest process is killed with SIGKILL and restarted', async () => {
+    const scratch = await createScratchDatabase();
+    const dataDir = await mkdtemp(join(tmpdir(), 'vigia-kill-'));
+    const env = {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      DEMO: 'off',
+      DATABASE_URL: scratch.url,
+      INGEST_BATCH_MAX_WAIT_MS: '20',
+    };
+    try {
+      const first = await spawnSystem(ENTRY.all, env);
+      const devices = await Promise.all(
+        [0, 1, 2, 3].map(() => registerVehicle({ url: first.url, adminToken: ADMIN_TOKEN })),
+      );
+      const port = new URL(first.url).port;
+      const stream = streamer({ url: first.url, adminToken: ADMIN_TOKEN }, devices);
+      await new Promise((r) => setTimeout(r, 1500));
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const ackedAtKill = stream.acked.size;
+      // Same port, so the devices find it again on their own.
+      const second = await spawnSystem(ENTRY.all, { ...env, PORT: port });
+      await new Promise((r) => setTimeout(r, 1500));
+      await stream.stop();
+      second.child.kill('SIGTERM');
+      await second.exited;
+      const { keys, rows } = await storedKeys(scratch.url);
+      const lost = [...stream.acked].filter((k) => !keys.has(k));
+      console.log(
+        `SIGKILL: ${ackedAtKill} acknowledged before the kill, ${stream.acked.size} in all, ${rows} stored, ${lost.length} lost`,
+      );
+      expect(ackedAtKill).toBeGreaterThan(50);
+      expect(stream.acked.size).toBeGreaterThan(ackedAtKill);
+      expect(lost).toEqual([]);
+      expect(keys.size).toBe(rows);
+    } finally {
+      await scratch.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('spools while the database is unreachable for 10 s and drains it after, losing nothing', async () => {
+    const scratch = await createScratchDatabase();
+    const target = new URL(TEST_PG_ADMIN_URL);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    const viaProxy = new URL(scratch.url);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const dataDir = await mkdtemp(join(tmpdir(), 'vigia-outage-'));
+    const spoolDir = join(dataDir, 'spool');
+    const sys = await startSystem({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO: 'off',
+      LOG_LEVEL: 'silent',
+      ADMIN_TOKEN,
+      DATABASE_URL: viaProxy.toString(),
+      SPOOL_DIR: spoolDir,
+    });
+    try {
+      const client = { url: sys.url, adminToken: ADMIN_TOKEN };
+      const devices = await Promise.all([0, 1, 2].map(() => registerVehicle(client)));
+      const stream = streamer(client, devices);
+      await new Promise((r) => setTimeout(r, 1000));
+      proxy.cut();
+      const cutAt = Date.now();
+      await new Promise((r) => setTimeout(r, 2000));
+      const ready = await api<{ checks: { database: string } }>(client, 'GET', '/ready', undefined, null);
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.database).toBe('unreachable');
+      expect((await readdir(spoolDir)).length).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 8000));
+      proxy.restore();
+      const restoredAt = Date.now();
+      const ackedDuringOutage = stream.ackedAt.filter((t) => t > cutAt + 500 && t < restoredAt).length;
+      await new Promise((r) => setTimeout(r, 1500));
+      await stream.stop();
+      // The spool drains once the database answers again.
+      const deadline = Date.now() + 20_000;
+      while ((await readdir(spoolDir)).some((f) => f.endsWith('.ndjson')) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const drainedMs = Date.now() - restoredAt;
+      const { keys, rows } = await storedKeys(scratch.url);
+      const lost = [...stream.acked].filter((k) => !keys.has(k));
+      console.log(
+        `outage: ${ackedDuringOutage} batches acknowledged during the 10 s outage, ${stream.acked.size} records acknowledged, ${rows} stored, ${lost.length} lost, spool drained ≤ ${drainedMs} ms after the database came back`,
+      );
+      expect(ackedDuringOutage).toBeGreaterThan(10);
+      expect(lost).toEqual([]);
+      expect(keys.size).toBe(rows);
+      expect((await readdir(spoolDir)).filter((f) => f.endsWith('.ndjson'))).toEqual([]);
+    } finally {
+      await sys.close();
+      await proxy.stop();
+      await scratch.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
