@@ -1,4 +1,17 @@
-import type { DashboardConfig, OperatorItem, Page, VehicleItem } from './api-types.js';
+import type {
+  ContractItem,
+  DashboardConfig,
+  OperatorItem,
+  Page,
+  ReviewDecision,
+  StandItem,
+  StopItem,
+  VehicleItem,
+  ViolationDetail,
+  ViolationFilters,
+  ViolationItem,
+  ZoneItem,
+} from './api-types.js';
 import type { ServerClock } from './server-clock.js';
 
 /** The token was refused: the user has to supply another one. */
@@ -22,6 +35,8 @@ export class ApiError extends Error {
 }
 
 const requestTimeoutMs = 15_000;
+/** The export streams every matching row (up to 100 000): far longer than any page. */
+const exportTimeoutMs = 120_000;
 const pageSize = 1000;
 
 export class ApiClient {
@@ -43,6 +58,75 @@ export class ApiClient {
     await this.getJson<Page<VehicleItem>>('/v1/vehicles?limit=1');
   }
 
+  /** The newest `limit` violations matching the filters (one page, newest first). */
+  async listViolations(filters: ViolationFilters, limit: number): Promise<ViolationItem[]> {
+    const query = violationQuery(filters);
+    query.set('limit', String(limit));
+    const page = await this.getJson<Page<ViolationItem>>(`/v1/violations?${query}`);
+    return page.items;
+  }
+
+  /**
+   * Every violation matching the filters, up to `max` (newest first). `truncated` says whether
+   * more were left on the server, so a counter can say "at least".
+   */
+  async listAllViolations(
+    filters: ViolationFilters,
+    max: number,
+  ): Promise<{ items: ViolationItem[]; truncated: boolean }> {
+    const items: ViolationItem[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = violationQuery(filters);
+      query.set('limit', String(Math.min(pageSize, max - items.length)));
+      if (cursor !== null) query.set('cursor', cursor);
+      const page: Page<ViolationItem> = await this.getJson<Page<ViolationItem>>(`/v1/violations?${query}`);
+      items.push(...page.items);
+      cursor = page.next;
+    } while (cursor !== null && items.length < max);
+    return { items, truncated: cursor !== null };
+  }
+
+  getViolation(id: string): Promise<ViolationDetail> {
+    return this.getJson<ViolationDetail>(`/v1/violations/${encodeURIComponent(id)}`);
+  }
+
+  /** Answers with the violation in its new status; a transition the workflow forbids is an ApiError 409. */
+  reviewViolation(id: string, decision: ReviewDecision, reason: string): Promise<ViolationItem> {
+    return this.sendJson<ViolationItem>('POST', `/v1/violations/${encodeURIComponent(id)}/review`, {
+      decision,
+      reason,
+    });
+  }
+
+  /** The CSV export needs the Authorization header, so it cannot be a plain link: it is fetched as a Blob. */
+  async exportViolationsCsv(filters: ViolationFilters): Promise<Blob> {
+    const response = await this.fetch(
+      `/v1/violations/export.csv?${violationQuery(filters)}`,
+      'GET',
+      'text/csv',
+      undefined,
+      exportTimeoutMs,
+    );
+    return response.blob();
+  }
+
+  getStop(id: string): Promise<StopItem> {
+    return this.getJson<StopItem>(`/v1/stops/${encodeURIComponent(id)}`);
+  }
+
+  getStand(id: string): Promise<StandItem> {
+    return this.getJson<StandItem>(`/v1/stands/${encodeURIComponent(id)}`);
+  }
+
+  getZone(id: string): Promise<ZoneItem> {
+    return this.getJson<ZoneItem>(`/v1/zones/${encodeURIComponent(id)}`);
+  }
+
+  getContract(id: string): Promise<ContractItem> {
+    return this.getJson<ContractItem>(`/v1/contracts/${encodeURIComponent(id)}`);
+  }
+
   private async listAll<T>(path: string): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | null = null;
@@ -57,15 +141,43 @@ export class ApiClient {
   }
 
   private async getJson<T>(path: string): Promise<T> {
+    const response = await this.fetch(path, 'GET', 'application/json');
+    return (await response.json()) as T;
+  }
+
+  private async sendJson<T>(method: 'POST', path: string, body: unknown): Promise<T> {
+    const response = await this.fetch(path, method, 'application/json', body);
+    return (await response.json()) as T;
+  }
+
+  private async fetch(
+    path: string,
+    method: string,
+    accept: string,
+    body?: unknown,
+    timeoutMs = requestTimeoutMs,
+  ): Promise<Response> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: accept };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
     const response = await fetch(path, {
-      headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' },
-      signal: AbortSignal.timeout(requestTimeoutMs),
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     this.clock.observe(response);
     if (response.status === 401) throw new UnauthorizedError();
     if (!response.ok) throw await apiErrorFrom(response);
-    return (await response.json()) as T;
+    return response;
   }
+}
+
+function violationQuery(filters: ViolationFilters): URLSearchParams {
+  const query = new URLSearchParams();
+  if (filters.pack) query.set('pack', filters.pack);
+  if (filters.status) query.set('status', filters.status);
+  if (filters.confidence) query.set('confidence', filters.confidence);
+  return query;
 }
 
 /** Needs no token: the map can be prepared while the user is still entering one. */

@@ -1,8 +1,9 @@
 /**
  * The API shapes the dashboard reads (see shared/API.md).
  *
- * `FleetUpdate` mirrors `FleetUpdate` in core/src/live.ts. It is copied rather than imported because
- * @vigia/core pulls Node-only modules (logger, config, bus) into whatever imports it; keep the two in step.
+ * `FleetUpdate` and `LiveViolation` mirror the types of the same names in core/src/live.ts. They are
+ * copied rather than imported because @vigia/core pulls Node-only modules (logger, config, bus) into
+ * whatever imports it; keep them in step.
  */
 
 export type Pack = 'sp-fretamento' | 'df-taxi' | 'belem-taxi';
@@ -74,4 +75,161 @@ export interface DashboardConfig {
   styleUrl: string;
   /** A vehicle with no sample for longer than this is shown as offline. */
   offlineAfterS: number;
+}
+
+export const violationStatuses = ['open', 'confirmed', 'dismissed', 'notified'] as const;
+export type ViolationStatus = (typeof violationStatuses)[number];
+export const violationConfidences = ['confirmed', 'suspected'] as const;
+export type ViolationConfidence = (typeof violationConfidences)[number];
+export type ReviewDecision = 'confirm' | 'dismiss' | 'notify';
+
+/** The stop, stand, zone or route a violation happened at, as named by the rule that raised it. */
+export interface ViolationPlace {
+  /** `stop`, `stand`, `zone`, `route`, ...: rules may name further kinds. */
+  kind: string;
+  id: string;
+  name: string;
+}
+
+/**
+ * A rule's penalty as configured for its pack: `group` for the DF and Belém schedules, `units` of
+ * `unit` (ORTN, UPDF, IPCA-E ...) and their value in BRL where the unit value is configured.
+ */
+export interface Penalty {
+  group?: string;
+  units?: number;
+  unit?: string;
+  amountBrl?: number;
+  /** SP Art. 28-A: the vehicle is also apprehended. */
+  apprehension?: boolean;
+  /** What this violation triggers beyond the fine (cancellation proceedings, doubled fine ...). */
+  escalation?: unknown;
+  [extra: string]: unknown;
+}
+
+/** Earlier violations of the same kind within the pack's window (SP Art. 27, DF Art. 53, Belém). */
+export interface Recidivism {
+  count?: number;
+  windowDays?: number;
+  [extra: string]: unknown;
+}
+
+/** Fields common to a `GET /v1/violations` item and a `violation` push. Instants are ISO 8601 UTC. */
+export interface ViolationFields {
+  id: string;
+  ruleId: string;
+  pack: Pack;
+  legalBasis: string[];
+  /** Portuguese: the wording an auto de infração carries. */
+  description: string;
+  descriptionEn: string;
+  vehicleId: string;
+  plate: string | null;
+  operatorId: string | null;
+  driverId: string | null;
+  startedAt: string;
+  /** Null while the event is still going on. */
+  endedAt: string | null;
+  detectedAt: string;
+  lat: number | null;
+  lon: number | null;
+  place: ViolationPlace | null;
+  confidence: ViolationConfidence;
+  /** The values that made the rule fire; free-form per rule (distances, dwell seconds, counts ...). */
+  measured: Record<string, unknown>;
+  penalty: Penalty;
+  recidivism: Recidivism;
+  status: ViolationStatus;
+}
+
+/** Socket.IO `/live`, event `violation`: one object per event. */
+export interface LiveViolation extends ViolationFields {
+  /** `raised` the first time, `updated` as the event grows or is reviewed. */
+  change: 'raised' | 'updated';
+}
+
+/** An item of `GET /v1/violations` (and the body `POST /v1/violations/:id/review` answers with). */
+export interface ViolationItem extends ViolationFields {
+  updatedAt?: string;
+  evidenceFrom?: string;
+  evidenceTo?: string;
+}
+
+/** One telemetry row of the evidence trace; every reading may be missing on a given device. */
+export interface EvidenceSample {
+  ts: string;
+  lat: number;
+  lon: number;
+  speedKmh: number | null;
+  headingDeg: number | null;
+  ignition: boolean | null;
+  doorOpen: boolean | null;
+  passengers: number | null;
+  boardings: number | null;
+  alightings: number | null;
+  meterState: MeterState | null;
+  tariff: Tariff | null;
+  fareCents: number | null;
+  tripId: string | null;
+  tachoSpeedKmh: number | null;
+  driverId: string | null;
+}
+
+export interface ViolationReview {
+  decision: ReviewDecision;
+  reason: string;
+  reviewer: string;
+  fromStatus: ViolationStatus;
+  toStatus: ViolationStatus;
+  at: string;
+}
+
+/** `GET /v1/violations/:id`. */
+export interface ViolationDetail extends ViolationItem {
+  evidence: {
+    trace: GeoJSON.LineString;
+    samples: EvidenceSample[];
+    measured: Record<string, unknown>;
+    window: { from: string; to: string };
+  };
+  reviews: ViolationReview[];
+}
+
+/** The filters of `GET /v1/violations` and its CSV export that the feed offers; absent = any. */
+export interface ViolationFilters {
+  pack?: Pack;
+  status?: ViolationStatus;
+  confidence?: ViolationConfidence;
+}
+
+/** `GET /v1/stops/:id` (a regular-service stop, from GTFS). */
+export interface StopItem {
+  id: string;
+  name: string;
+  lat: number;
+  lon: number;
+}
+
+/** `GET /v1/stands/:id`: a taxi stand (ponto), a polygon or a point with a radius. */
+export interface StandItem {
+  id: string;
+  name: string;
+  geometry: GeoJSON.Point | GeoJSON.Polygon;
+  radiusM?: number | null;
+  places?: number;
+  kind?: 'fixo' | 'livre';
+}
+
+/** `GET /v1/zones/:id`: airport, unpaved roads, signed Bandeira II area, speed limit ... */
+export interface ZoneItem {
+  id: string;
+  name: string;
+  kind?: string;
+  geometry: GeoJSON.Polygon | GeoJSON.MultiPolygon;
+}
+
+/** `GET /v1/contracts/:id`: a charter contract and its declared itinerary. */
+export interface ContractItem {
+  id: string;
+  route: GeoJSON.LineString;
 }

@@ -2,7 +2,7 @@ import type { ExpressionSpecification, GeoJSONSource, Map as MapLibreMap } from 
 import type { FleetStore } from './fleet-store.js';
 import { statusStyles, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 
-const sourceId = 'vehicles';
+export const vehicleSourceId = 'vehicles';
 export const vehicleCircleLayerId = 'vehicles-circle';
 const selectedLayerId = 'vehicles-selected';
 
@@ -29,8 +29,11 @@ const statusRadius = [
   statusStyles.offline.radiusPx,
 ] as unknown as ExpressionSpecification;
 
-/** Markers shrink at country scale so thousands of them stay readable, and grow at street scale. */
-function radiusByZoom(scale: number): ExpressionSpecification {
+/**
+ * Markers shrink at country scale so thousands of them stay readable, and grow at street scale.
+ * Rings drawn around markers (selection, violations) use the same curve with a larger `scale`.
+ */
+export function radiusByZoom(scale: number): ExpressionSpecification {
   return [
     'interpolate',
     ['linear'],
@@ -55,11 +58,11 @@ export class VehicleLayer {
     private readonly map: MapLibreMap,
     private readonly store: FleetStore,
   ) {
-    map.addSource(sourceId, { type: 'geojson', data: this.collection() });
+    map.addSource(vehicleSourceId, { type: 'geojson', data: this.collection() });
     map.addLayer({
       id: selectedLayerId,
       type: 'circle',
-      source: sourceId,
+      source: vehicleSourceId,
       filter: ['==', ['get', 'id'], ''],
       paint: {
         'circle-radius': radiusByZoom(2.2),
@@ -72,7 +75,7 @@ export class VehicleLayer {
     map.addLayer({
       id: vehicleCircleLayerId,
       type: 'circle',
-      source: sourceId,
+      source: vehicleSourceId,
       layout: { 'circle-sort-key': ['get', 'rank'] },
       paint: {
         'circle-radius': radiusByZoom(1),
@@ -89,13 +92,23 @@ export class VehicleLayer {
     this.map.setFilter(selectedLayerId, ['==', ['get', 'id'], vehicleId ?? '']);
   }
 
+  /**
+   * Fades the fleet while a violation's evidence is on the map, so its trace and samples are not
+   * confused with live markers; the markers stay visible to keep the live context.
+   */
+  setDimmed(dimmed: boolean): void {
+    const opacity = dimmed ? 0.35 : 1;
+    this.map.setPaintProperty(vehicleCircleLayerId, 'circle-opacity', opacity);
+    this.map.setPaintProperty(vehicleCircleLayerId, 'circle-stroke-opacity', opacity);
+  }
+
   /** Pushes bursts of updates to the GPU at most once per frame; a hidden tab defers it until shown. */
   private scheduleRedraw(): void {
     if (this.framePending) return;
     this.framePending = true;
     requestAnimationFrame(() => {
       this.framePending = false;
-      this.map.getSource<GeoJSONSource>(sourceId)?.setData(this.collection());
+      this.map.getSource<GeoJSONSource>(vehicleSourceId)?.setData(this.collection());
     });
   }
 
