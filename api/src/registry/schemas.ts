@@ -18,9 +18,17 @@ export const operatorCreateSchema = z.object({
   id: id.optional(),
   name: text(),
   pack: packSchema,
-  kind: z.enum(['company', 'cooperative', 'permit-holder', 'radio-operator']).default('company'),
+  kind: z
+    .enum(['company', 'cooperative', 'permit-holder', 'radio-operator', 'association', 'private-fleet'])
+    .default('company'),
   document: text(32).nullish(),
   status: status.default('active'),
+  /** SP: the registration certificate's expiry (Art. 7 §3). */
+  registrationValidUntil: isoDate.nullish(),
+  /** Belém radio operators: credential expiry (Art. 42–43). */
+  credentialValidUntil: isoDate.nullish(),
+  /** Belém radio operators: vehicles declared to the regulator (Art. 44 I). */
+  declaredVehicleIds: z.array(id).max(5000).default([]),
 });
 
 /** Brazilian plates: the old LLL-NNNN form and Mercosul LLLNLNN, stored without the dash. */
@@ -47,6 +55,12 @@ export const vehicleCreateSchema = z.object({
   divValidUntil: isoDate.nullish(),
   driverIds: z.array(id).max(20).default([]),
   status: status.default('active'),
+  modelYear: z.number().int().min(1950).max(2100).nullish(),
+  permitKind: z.enum(['autonomous', 'company']).nullish(),
+  inspectionValidUntil: isoDate.nullish(),
+  safetyCertificateValidUntil: isoDate.nullish(),
+  ageExtensionValidUntil: isoDate.nullish(),
+  tachographLinked: z.boolean().default(false),
 });
 
 export const driverCreateSchema = z.object({
@@ -56,6 +70,9 @@ export const driverCreateSchema = z.object({
   licenceNumber: text(32).nullish(),
   operatorId: id.nullish(),
   status: status.default('active'),
+  pack: packSchema.nullish(),
+  /** DF: the driver's matrícula, revalidated yearly (Art. 14). */
+  matriculaValidUntil: isoDate.nullish(),
 });
 
 export const deviceCreateSchema = z.object({
@@ -107,6 +124,7 @@ export const standCreateSchema = z.object({
   places: z.number().int().min(1).max(500),
   kind: z.enum(['fixo', 'livre']),
   holderVehicleIds: z.array(id).max(500).default([]),
+  holderOperatorIds: z.array(id).max(50).default([]),
 });
 
 export const zoneCreateSchema = z.object({
