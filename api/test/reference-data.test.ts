@@ -160,6 +160,8 @@ describe('reference data', () => {
     const contract = await api<{ id: string }>(sys, 'POST', '/v1/contracts', {
       operatorId: 'fret-1',
       kind: 'fretamento-continuo',
+      vehicleIds: ['bus-1'],
+      schedule: [{ daysOfWeek: [1, 2, 3, 4, 5], start: '06:00', end: '09:00' }],
       route: {
         type: 'LineString',
         coordinates: [

@@ -97,6 +97,8 @@ export const pageQuerySchema = z.object({
 });
 
 const placeSchema = z.object({
+  /** Stable id of the place within the contract; defaults to its position in the list. */
+  id: id.optional(),
   name: text(),
   lat: z.number().min(-90).max(90),
   lon: z.number().min(-180).max(180),
@@ -140,12 +142,23 @@ export const contractCreateSchema = z.object({
   id: id.optional(),
   operatorId: id,
   kind: z.enum(['fretamento-continuo', 'fretamento-eventual']),
-  vehicleIds: z.array(id).max(500).default([]),
+  vehicleIds: z.array(id).min(1).max(500),
   client: text().nullish(),
   route: lineStringSchema,
   boardingPlaces: z.array(placeSchema).max(200).default([]),
   alightingPlaces: z.array(placeSchema).max(200).default([]),
-  schedule: z.record(z.string(), z.unknown()).nullish(),
+  /** When the service runs, in the pack's local time; `end` before `start` crosses midnight. */
+  schedule: z
+    .array(
+      z.object({
+        daysOfWeek: z.array(z.number().int().min(1).max(7)).max(7).default([]),
+        dates: z.array(isoDate).max(366).default([]),
+        start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'HH:MM'),
+        end: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'HH:MM'),
+      }),
+    )
+    .min(1)
+    .max(50),
   validFrom: isoDate,
   validUntil: isoDate.nullish(),
 });
