@@ -6,6 +6,10 @@
  * whatever imports it; keep them in step.
  */
 
+// Imported rather than read from the global `GeoJSON` namespace: the tests' compilation, which
+// reaches this file through the modules it imports, does not load the dashboard's ambient types.
+import type { LineString, MultiPolygon, Point, Polygon } from 'geojson';
+
 export type Pack = 'sp-fretamento' | 'df-taxi' | 'belem-taxi';
 export type ServiceType = 'taxi' | 'fretamento-continuo' | 'fretamento-eventual' | 'particular';
 export type MeterState = 'free' | 'hired' | 'stopped' | 'off';
@@ -187,7 +191,7 @@ export interface ViolationReview {
 /** `GET /v1/violations/:id`. */
 export interface ViolationDetail extends ViolationItem {
   evidence: {
-    trace: GeoJSON.LineString;
+    trace: LineString;
     samples: EvidenceSample[];
     measured: Record<string, unknown>;
     window: { from: string; to: string };
@@ -214,7 +218,7 @@ export interface StopItem {
 export interface StandItem {
   id: string;
   name: string;
-  geometry: GeoJSON.Point | GeoJSON.Polygon;
+  geometry: Point | Polygon;
   radiusM?: number | null;
   places?: number;
   kind?: 'fixo' | 'livre';
@@ -225,11 +229,11 @@ export interface ZoneItem {
   id: string;
   name: string;
   kind?: string;
-  geometry: GeoJSON.Polygon | GeoJSON.MultiPolygon;
+  geometry: Polygon | MultiPolygon;
 }
 
 /** `GET /v1/contracts/:id`: a charter contract and its declared itinerary. */
 export interface ContractItem {
   id: string;
-  route: GeoJSON.LineString;
+  route: LineString;
 }

@@ -5,12 +5,15 @@ export type ConnectionState = 'connecting' | 'live' | 'reconnecting';
 
 interface ServerToClientEvents {
   fleet: (updates: FleetUpdate[]) => void;
+  /** One `LiveViolation` per event; checked by the receiver (violation-guards.ts), hence `unknown`. */
+  violation: (violation: unknown) => void;
 }
 
 type ClientToServerEvents = Record<string, never>;
 
 export interface LiveConnectionHandlers {
   onFleet(updates: FleetUpdate[]): void;
+  onViolation(violation: unknown): void;
   onStateChange(state: ConnectionState): void;
   /** Connected again after a loss: pushes sent meanwhile are gone, so the caller resynchronises. */
   onReconnected(): void;
@@ -21,7 +24,7 @@ export interface LiveConnectionHandlers {
   onRefused(): void;
 }
 
-/** The `/live` Socket.IO channel, reduced to the events the map needs. */
+/** The `/live` Socket.IO channel, reduced to the events the dashboard needs. */
 export class LiveConnection {
   private readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
   private hasConnected = false;
@@ -48,6 +51,7 @@ export class LiveConnection {
     this.socket.on('fleet', (updates) => {
       if (Array.isArray(updates)) handlers.onFleet(updates);
     });
+    this.socket.on('violation', (violation) => handlers.onViolation(violation));
   }
 
   retry(): void {

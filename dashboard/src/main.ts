@@ -1,12 +1,13 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import type { PointLike } from 'maplibre-gl';
 import './styles.css';
-import { fetchDashboardConfig } from './api-client.js';
-import type { DashboardConfig } from './api-types.js';
+import { type ApiClient, fetchDashboardConfig } from './api-client.js';
+import type { DashboardConfig, ViolationFilters } from './api-types.js';
 import { takeTokenFromLocation } from './auth-token.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { installDebugHandle } from './debug-handle.js';
 import { requireElement } from './dom.js';
+import { EvidenceLayer } from './evidence-layer.js';
 import { FleetPanel } from './fleet-panel.js';
 import { FleetStore } from './fleet-store.js';
 import { createMap, offlineStyleUrl, renderAreaNavigation } from './map-view.js';
@@ -15,6 +16,11 @@ import { ServerClock } from './server-clock.js';
 import { DashboardSession } from './session.js';
 import { VehicleLayer, vehicleCircleLayerId } from './vehicle-layer.js';
 import { VehiclePopup } from './vehicle-popup.js';
+import { ViolationFeedPanel } from './violation-feed-panel.js';
+import { ViolationInspector } from './violation-inspector.js';
+import { ViolationMarkLayer } from './violation-mark-layer.js';
+import { ViolationStore } from './violation-store.js';
+import { ViolationSync } from './violation-sync.js';
 
 /** Used when the API cannot be asked: the map still comes up, and the notice says why. */
 const fallbackConfig: DashboardConfig = { styleUrl: offlineStyleUrl, offlineAfterS: 120 };
@@ -50,8 +56,34 @@ async function main(): Promise<void> {
   new FleetPanel(requireElement('#fleet-panel', HTMLElement), store, config.offlineAfterS);
   window.setInterval(() => store.refreshStatuses(), statusRefreshMs);
 
+  const violations = new ViolationStore();
+  // The session is created below; the feed only reports a refused token after sign-in.
+  let session: DashboardSession | null = null;
+  const sync = new ViolationSync({
+    store: violations,
+    onState: (state) => {
+      feed.showSyncState(state);
+      // Signed out (the token was refused): what the old token could see leaves the screen with it.
+      if (state.kind === 'idle') closeViolation();
+    },
+    onUnauthorized: () => session?.recheckToken(),
+  });
+  const feedContainer = requireElement('#violation-feed', HTMLElement);
+  const detailContainer = requireElement('#violation-detail', HTMLElement);
+  // Opening a violation needs the map layers, which exist only once the style has loaded.
+  let openViolation: (id: string) => void = () => undefined;
+  let closeViolation: () => void = () => undefined;
+  const feed = new ViolationFeedPanel(feedContainer, {
+    store: violations,
+    now: () => clock.now(),
+    onFiltersChange: (filters) => sync.setFilters(filters),
+    onOpen: (id) => openViolation(id),
+    onExport: (filters) => exportCsv(sync.client, filters),
+  });
+
   let operatorNames: ReadonlyMap<string, string> = new Map();
-  const session = new DashboardSession({
+  const operatorName = (id: string | null) => (id === null ? 'No operator' : (operatorNames.get(id) ?? id));
+  session = new DashboardSession({
     store,
     clock,
     notice,
@@ -59,22 +91,44 @@ async function main(): Promise<void> {
     onOperators: (names) => {
       operatorNames = names;
     },
+    violations: sync,
   });
   // The fleet loads while the style and its tiles do; the layer reads whatever has arrived by then.
   const started = session.start(token);
 
   await loaded;
   const layer = new VehicleLayer(map, store);
+  new ViolationMarkLayer(map, violations);
+  const evidence = new EvidenceLayer(map);
+  const inspector = new ViolationInspector({
+    map,
+    feedContainer,
+    detailContainer,
+    store: violations,
+    evidence,
+    vehicles: layer,
+    client: () => sync.client,
+    operatorName,
+    onUnauthorized: () => session?.recheckToken(),
+  });
   const popup = new VehiclePopup({
     map,
     store,
     now: () => clock.now(),
-    operatorName: (id) => (id === null ? 'No operator' : (operatorNames.get(id) ?? id)),
+    operatorName,
     onSelectionChange: (id) => layer.select(id),
+    violations,
+    onOpenViolation: (id) => {
+      popup.close();
+      inspector.open(id);
+    },
   });
+  openViolation = (id) => inspector.open(id);
+  closeViolation = () => inspector.close();
   // One handler decides between opening and closing: the popup's own close-on-click would race a
   // click on another vehicle and close the popup just opened.
   map.on('click', (event) => {
+    if (evidence.handleClick(event.point)) return;
     const { x, y } = event.point;
     const hitBox: [PointLike, PointLike] = [
       [x - clickTolerancePx, y - clickTolerancePx],
@@ -92,6 +146,21 @@ async function main(): Promise<void> {
     map.getCanvas().style.cursor = '';
   });
   await started;
+}
+
+/** The export needs the Authorization header, so it is fetched and handed to the browser as a Blob download. */
+async function exportCsv(api: ApiClient | null, filters: ViolationFilters): Promise<void> {
+  if (api === null) throw new Error('not signed in');
+  const blob = await api.exportViolationsCsv(filters);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `violations-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Browsers read the Blob after click() returns, at their own pace: free it once that is surely done.
+  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@ import { LiveConnection } from './live-connection.js';
 import type { Notice } from './notice.js';
 import type { ServerClock } from './server-clock.js';
 import { askForToken } from './token-dialog.js';
+import type { ViolationSync } from './violation-sync.js';
 
 export interface SessionOptions {
   store: FleetStore;
@@ -14,6 +15,8 @@ export interface SessionOptions {
   indicator: ConnectionIndicator;
   /** Receives operator names as soon as they are known (popups show names, updates carry ids). */
   onOperators: (names: ReadonlyMap<string, string>) => void;
+  /** Loads violations once a token is accepted and keeps them in step with the live channel. */
+  violations: ViolationSync;
 }
 
 const refusedMessage = 'The API refused this token. Enter a valid API token.';
@@ -26,6 +29,8 @@ const maxLoadRetryDelayMs = 30_000;
  */
 export class DashboardSession {
   private live: LiveConnection | null = null;
+  /** The client of the accepted token, while the live channel is up. */
+  private api: ApiClient | null = null;
 
   constructor(private readonly options: SessionOptions) {}
 
@@ -44,6 +49,7 @@ export class DashboardSession {
         await this.loadFleet(api);
         saveToken(token);
         this.options.notice.clear();
+        this.options.violations.start(api);
         this.connectLive(api, token);
         return;
       } catch (error) {
@@ -80,13 +86,31 @@ export class DashboardSession {
     }
   }
 
+  /**
+   * A request outside the session's own (the violations feed, say) was refused for the token: find
+   * out whether the token is really gone, and if so start over with the token form.
+   */
+  recheckToken(): void {
+    const live = this.live;
+    if (live === null) return;
+    const api = this.api;
+    if (api === null) return;
+    api.verifyToken().catch((error: unknown) => {
+      // Anything else is the network's doing, which the live channel and the caller retry anyway.
+      if (error instanceof UnauthorizedError) this.onLiveTrouble(api, live, error);
+    });
+  }
+
   private connectLive(api: ApiClient, token: string): void {
-    const { store, indicator, notice } = this.options;
+    const { store, indicator, notice, violations } = this.options;
     this.live?.close();
+    this.api = api;
     const live = new LiveConnection(token, {
       onFleet: (updates) => store.applyUpdates(updates),
+      onViolation: (violation) => violations.applyLive(violation),
       onStateChange: (state) => indicator.show(state),
       onReconnected: () => {
+        violations.resync();
         api.listVehicles().then(
           (vehicles) => store.mergeListing(vehicles),
           (error: unknown) => this.onLiveTrouble(api, live, error),
@@ -107,6 +131,8 @@ export class DashboardSession {
     if (error instanceof UnauthorizedError) {
       live.close();
       this.live = null;
+      this.api = null;
+      this.options.violations.stop();
       forgetToken();
       void this.start(null, refusedMessage);
       return;

@@ -1,13 +1,24 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type RunningSystem, startSystem } from '@vigia/api';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { PNG } from 'pngjs';
+import type { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusStyles, type VehicleStatus } from '../src/vehicle-status.js';
+import {
+  chromiumArgs,
+  chromiumPath,
+  colourMask,
+  countSet,
+  ensureDashboardBuilt,
+  hasChromium,
+  hexToRgb,
+  mapScreenshot,
+  type PageMap,
+  screenshotDir,
+  waitForIdleMap,
+} from './browser-support.js';
 
 /**
  * The dashboard against the real system (embedded database, simulated fleet) in headless Chromium
@@ -15,26 +26,8 @@ import { statusStyles, type VehicleStatus } from '../src/vehicle-status.js';
  * simulator reports, open a vehicle's popup on click and count the fleet.
  */
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = [
-  '--no-sandbox',
-  '--headless=new',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  '--ignore-gpu-blocklist',
-  '--disable-gpu-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
 const demoVehicles = 12;
-/** Set to a folder to keep the screenshots the assertions read (CI artefacts, debugging). */
-const screenshotDir = process.env.VIGIA_TEST_SCREENSHOTS;
 
-const hasChromium = existsSync(chromiumPath);
 if (!hasChromium) console.warn(`dashboard browser test skipped: ${chromiumPath} is not installed`);
 
 /** Mirrors `VigiaDebugHandle` (src/debug-handle.ts) as seen from page scripts. */
@@ -46,15 +39,7 @@ interface VehicleSnapshot {
 }
 interface PageGlobals {
   vigia?: {
-    map: {
-      loaded(): boolean;
-      isMoving(): boolean;
-      jumpTo(options: { center: [number, number]; zoom: number }): void;
-      project(lngLat: [number, number]): { x: number; y: number };
-      once(event: 'idle', listener: () => void): void;
-      triggerRepaint(): void;
-      getCanvas(): { clientWidth: number; clientHeight: number };
-    };
+    map: PageMap;
     vehicles(): VehicleSnapshot[];
   };
 }
@@ -63,9 +48,6 @@ interface PageGlobals {
 const liveMarkerColours = (['free', 'hired-1', 'hired-2', 'charter', 'other'] as const).map((status) =>
   hexToRgb(statusStyles[status].color),
 );
-/** Circle interiors come out exact; the tolerance absorbs colour-space rounding in software rendering. */
-const colourTolerance = 12;
-
 describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   let dataDir: string;
   let sys: RunningSystem;
@@ -190,41 +172,6 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   });
 });
 
-/**
- * `npm test` builds first; a bare `vitest run dashboard` after editing the app would otherwise test
- * the previous build, so the bundle is rebuilt when any source is newer than it.
- */
-async function ensureDashboardBuilt(): Promise<void> {
-  const builtAt = await modifiedAt(join(dashboardDir, 'dist', 'index.html'));
-  const sources = await Promise.all(
-    ['index.html', 'vite.config.ts', 'src', 'public'].map((entry) => newestModification(join(dashboardDir, entry))),
-  );
-  if (builtAt !== null && sources.every((modified) => modified <= builtAt)) return;
-  console.warn('dashboard/dist is missing or older than its sources: building it for the browser test');
-  const { build } = await import('vite');
-  await build({ root: dashboardDir, logLevel: 'warn' });
-}
-
-async function modifiedAt(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).mtimeMs;
-  } catch {
-    return null;
-  }
-}
-
-async function newestModification(path: string): Promise<number> {
-  const info = await stat(path);
-  if (!info.isDirectory()) return info.mtimeMs;
-  const entries = await readdir(path, { recursive: true, withFileTypes: true });
-  const times = await Promise.all(
-    entries
-      .filter((entry) => entry.isFile())
-      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).mtimeMs),
-  );
-  return Math.max(info.mtimeMs, ...times);
-}
-
 async function listVehicles(sys: RunningSystem): Promise<Array<{ id: string; plate: string }>> {
   const vehicles: Array<{ id: string; plate: string }> = [];
   let cursor: string | null = null;
@@ -264,61 +211,10 @@ function fastest(
   return best;
 }
 
-/** Resolves once the map has drawn everything it has (no camera move or pending tiles). */
-async function waitForIdleMap(page: Page): Promise<void> {
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const map = (globalThis as unknown as PageGlobals).vigia?.map;
-        if (!map) return resolve();
-        map.once('idle', () => resolve());
-        map.triggerRepaint();
-      }),
-  );
-}
-
-/** Only the map: the legend beside it shows the same colours. */
-async function mapScreenshot(page: Page, name: string): Promise<PNG> {
-  const png = await page.locator('#map canvas').screenshot();
-  if (screenshotDir) {
-    await mkdir(screenshotDir, { recursive: true });
-    await writeFile(join(screenshotDir, `${name}.png`), png);
-  }
-  return PNG.sync.read(png);
-}
-
 function markerMask(image: PNG): Uint8Array {
-  const mask = new Uint8Array(image.width * image.height);
-  for (let pixel = 0; pixel < mask.length; pixel += 1) {
-    const offset = pixel * 4;
-    const r = image.data[offset] ?? 0;
-    const g = image.data[offset + 1] ?? 0;
-    const b = image.data[offset + 2] ?? 0;
-    if (
-      liveMarkerColours.some(
-        (colour) =>
-          Math.abs(colour.r - r) <= colourTolerance &&
-          Math.abs(colour.g - g) <= colourTolerance &&
-          Math.abs(colour.b - b) <= colourTolerance,
-      )
-    ) {
-      mask[pixel] = 1;
-    }
-  }
-  return mask;
+  return colourMask(image, liveMarkerColours);
 }
 
 function countMarkerPixels(image: PNG): number {
   return countSet(markerMask(image));
-}
-
-function countSet(mask: Uint8Array): number {
-  let count = 0;
-  for (const value of mask) count += value;
-  return count;
-}
-
-function hexToRgb(hex: string): { r: number; g: number; b: number } {
-  const value = Number.parseInt(hex.slice(1), 16);
-  return { r: (value >> 16) & 0xff, g: (value >> 8) & 0xff, b: value & 0xff };
 }
