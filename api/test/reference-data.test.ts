@@ -23,7 +23,7 @@ describe('reference data', () => {
     fetch(`${sys.url}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${sys.adminToken}`, 'content-type': type },
-      body,
+      body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
     });
 
   const stopsTxt = [
