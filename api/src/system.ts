@@ -49,7 +49,7 @@ export async function startSystem(
       resolveToken: ingest.resolveToken,
       offlineAfterS: config.OFFLINE_AFTER_S,
     });
-    await registerViolationRoutes(app, { db, resolveToken: ingest.resolveToken });
+    await registerViolationRoutes(app, { db, bus, resolveToken: ingest.resolveToken });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,

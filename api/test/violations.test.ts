@@ -1,3 +1,4 @@
+import type { LiveViolation } from '@vigia/core';
 import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
@@ -119,6 +120,10 @@ describe('violations API', () => {
 
   it('reviews with a reason, keeps the trail, and refuses impossible transitions', async () => {
     const [v] = await sys.db.transaction((tx) => upsertViolations(tx, [event('k-review', 300)]));
+    const pushed: LiveViolation[] = [];
+    sys.bus.subscribe((m) => {
+      if (m.type === 'violation') pushed.push(...m.violations);
+    });
     const noReason = await api<ErrorBody>(sys, 'POST', `/v1/violations/${v?.id}/review`, { decision: 'confirm' });
     expect(noReason.body.error.code).toBe('VALIDATION_FAILED');
     const notify = await api<ErrorBody>(sys, 'POST', `/v1/violations/${v?.id}/review`, {
@@ -131,6 +136,8 @@ describe('violations API', () => {
       reason: 'Trace and meter agree',
     });
     expect(confirmed.body.status).toBe('confirmed');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(pushed).toContainEqual(expect.objectContaining({ id: v?.id, status: 'confirmed', change: 'updated' }));
     const operatorUser = await api<{ token: string }>(sys, 'POST', '/v1/users', {
       name: 'Op',
       role: 'operator',

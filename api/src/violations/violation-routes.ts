@@ -1,15 +1,15 @@
-import { authenticate, type TokenResolver } from '@vigia/core';
+import { authenticate, type Bus, type LiveViolation, liveViolationSchema, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { violationCsvLine, violationsCsvHeader } from './violation-csv.js';
 import { reviewSchema, violationQuerySchema } from './violation-query.js';
-import { ViolationStore } from './violation-store.js';
+import { type ViolationRow, ViolationStore } from './violation-store.js';
 
 const EXPORT_MAX_ROWS = 100_000;
 
 export async function registerViolationRoutes(
   app: FastifyInstance,
-  deps: { db: Database; resolveToken: TokenResolver },
+  deps: { db: Database; bus: Bus; resolveToken: TokenResolver },
 ): Promise<ViolationStore> {
   const store = new ViolationStore(deps.db);
 
@@ -42,10 +42,29 @@ export async function registerViolationRoutes(
     return store.detail(principal, (req.params as { id: string }).id);
   });
 
+  // A review shows on every dashboard at once, as an update of the violation.
   app.post('/v1/violations/:id/review', async (req) => {
     const principal = await authenticate(req, deps.resolveToken);
-    return store.review(principal, (req.params as { id: string }).id, reviewSchema.parse(req.body));
+    const reviewed = await store.review(principal, (req.params as { id: string }).id, reviewSchema.parse(req.body));
+    await deps.bus
+      .publish({ type: 'violation', violations: [toLiveViolation(reviewed)] })
+      .catch((err: unknown) => req.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'review not pushed live'));
+    return reviewed;
   });
 
   return store;
+}
+
+function iso(value: unknown): string | null {
+  return value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : null;
+}
+
+export function toLiveViolation(row: ViolationRow): LiveViolation {
+  return liveViolationSchema.parse({
+    ...row,
+    startedAt: iso(row.startedAt),
+    endedAt: iso(row.endedAt),
+    detectedAt: iso(row.detectedAt),
+    change: 'updated',
+  });
 }
