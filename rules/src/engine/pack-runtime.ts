@@ -1,0 +1,42 @@
+import type { Pack } from '@vigia/core';
+import type { FixedHoliday, LibraryHolidayType } from '../calendar/holiday-calendar.js';
+import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../penalties/recidivism.js';
+import type { RegistryView } from '../registry/registry-view.js';
+import type { RuleId } from '../violations/rule-ids.js';
+import type { PenaltySpec } from '../violations/violation.js';
+import type { DispatchRecord } from './dispatch.js';
+import type { GeneralConfig } from './general-config.js';
+import type { CloseInfo, Finding } from './rule.js';
+import type { SampleFacts } from './sample-facts.js';
+
+/** One vehicle's instance of a pack: its detectors' and rules' state. */
+export interface VehicleRules {
+  step(facts: SampleFacts): Finding[];
+  close(info: CloseInfo): Finding[];
+}
+
+/** What the engine needs from a pack; each pack module builds one from its parsed configuration. */
+export interface PackRuntime {
+  readonly pack: Pack;
+  readonly timeZone: string;
+  readonly general: GeneralConfig;
+  readonly holidays: {
+    readonly state: string;
+    readonly countedTypes: readonly LibraryHolidayType[];
+    readonly fixed: readonly FixedHoliday[];
+  };
+  /** The rules of the pack that are enabled. */
+  readonly ruleIds: readonly RuleId[];
+  legalBasis(ruleId: RuleId): readonly string[];
+  description(ruleId: RuleId): { readonly pt: string; readonly en: string };
+  penalty(ruleId: RuleId, variant: string | null): PenaltySpec;
+  newVehicle(): VehicleRules;
+  /** Decide cross-vehicle matters (stand queues) that waited for late telemetry, as of `nowMs`. */
+  flush(nowMs: number): Finding[];
+  /** A vehicle went silent: release its cross-vehicle state. */
+  vehicleGone(vehicleId: string): Finding[];
+  /** Judge a radio dispatch record (Belém); other packs return nothing. */
+  dispatch(record: DispatchRecord, registry: RegistryView): Finding[];
+  /** Recidivism and escalation under the pack's own article (see penalties/recidivism.ts). */
+  assessRecidivism(violation: AssessedViolation, priors: readonly PriorViolation[]): RecidivismAssessment;
+}

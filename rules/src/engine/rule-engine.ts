@@ -1,0 +1,456 @@
+import type { Pack, Telemetry } from '@vigia/core';
+import { HolidayCalendar } from '../calendar/holiday-calendar.js';
+import { haversineM } from '../geo/distance.js';
+import type { BelemConfigInput } from '../packs/belem-taxi/config.js';
+import { createBelemTaxiPack } from '../packs/belem-taxi/pack.js';
+import type { DfConfigInput } from '../packs/df-taxi/config.js';
+import { createDfTaxiPack } from '../packs/df-taxi/pack.js';
+import type { SpConfigInput } from '../packs/sp-fretamento/config.js';
+import { createSpFretamentoPack } from '../packs/sp-fretamento/pack.js';
+import { pricePenalty } from '../penalties/price.js';
+import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../penalties/recidivism.js';
+import type { VehicleRecord } from '../registry/records.js';
+import type { RegistryView } from '../registry/registry-view.js';
+import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.js';
+import type { Violation, ViolationEvent } from '../violations/violation.js';
+import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
+import type { PackRuntime, VehicleRules } from './pack-runtime.js';
+import type { CloseInfo, Finding } from './rule.js';
+import type { SampleFacts } from './sample-facts.js';
+
+/**
+ * The rule engine: per-vehicle state machines fed in time order, the packs' shared stand state,
+ * and the bookkeeping that turns rule findings into violation events (raised once, updated
+ * while the event grows, final when it is over, withdrawn when a provisional alert is cleared).
+ * No I/O and no clock: time is what the samples say, so a replay gives the same events.
+ *
+ * Late and repeated telemetry: a sample whose `ts` is not after the vehicle's last accepted
+ * sample is counted (duplicate or late) and not judged — the rules only ever see a vehicle's
+ * samples in increasing time. A silence longer than `general.maxGapS` between accepted samples
+ * breaks every dwell, stretch and run, so dropping late samples can shorten an event but never
+ * create one. Samples with GPS accuracy worse than `general.maxAccuracyM` are skipped the same way.
+ */
+
+export interface PackConfigs {
+  readonly 'sp-fretamento'?: SpConfigInput;
+  readonly 'df-taxi'?: DfConfigInput;
+  readonly 'belem-taxi'?: BelemConfigInput;
+}
+
+export interface RuleEngineOptions {
+  readonly registry: RegistryView;
+  /** Per-pack configuration (validated with zod; defaults from RULES.md). */
+  readonly packs?: PackConfigs;
+  /** Packs to run (default: all three). */
+  readonly enabledPacks?: readonly Pack[];
+}
+
+/** For a vehicle the registry has never heard of, the pipeline may say which pack its device belongs to. */
+export interface IngestHint {
+  readonly pack?: Pack;
+}
+
+export interface EngineStats {
+  samples: number;
+  judged: number;
+  duplicates: number;
+  late: number;
+  inaccurate: number;
+  /** Samples of vehicles with no pack (unknown to the registry, no hint). */
+  unattributed: number;
+  dispatches: number;
+  raised: number;
+  updated: number;
+  withdrawn: number;
+}
+
+interface OpenEvent {
+  violation: Violation;
+  latest: Finding;
+  emittedEndMs: number;
+}
+
+interface VehicleRuntime {
+  readonly vehicleId: string;
+  readonly pack: Pack;
+  readonly runtime: PackRuntime;
+  rules: VehicleRules;
+  lastMs: number;
+  prev: Telemetry | null;
+  prevMoving: boolean;
+  lateSinceAccepted: number;
+  closed: boolean;
+  deviceId: string | null;
+  lastLat: number | null;
+  lastLon: number | null;
+  readonly open: Map<string, OpenEvent>;
+}
+
+const allPacks: readonly Pack[] = ['sp-fretamento', 'df-taxi', 'belem-taxi'];
+
+export class RuleEngine {
+  private registry: RegistryView;
+  private readonly runtimes = new Map<Pack, PackRuntime>();
+  private readonly calendars = new Map<Pack, HolidayCalendar>();
+  private readonly vehicles = new Map<string, VehicleRuntime>();
+  private readonly counters: EngineStats = {
+    samples: 0,
+    judged: 0,
+    duplicates: 0,
+    late: 0,
+    inaccurate: 0,
+    unattributed: 0,
+    dispatches: 0,
+    raised: 0,
+    updated: 0,
+    withdrawn: 0,
+  };
+
+  constructor(options: RuleEngineOptions) {
+    this.registry = options.registry;
+    const enabled = options.enabledPacks ?? allPacks;
+    const configs = options.packs ?? {};
+    if (enabled.includes('sp-fretamento'))
+      this.runtimes.set('sp-fretamento', createSpFretamentoPack(configs['sp-fretamento']));
+    if (enabled.includes('df-taxi')) this.runtimes.set('df-taxi', createDfTaxiPack(configs['df-taxi']));
+    if (enabled.includes('belem-taxi')) this.runtimes.set('belem-taxi', createBelemTaxiPack(configs['belem-taxi']));
+    this.buildCalendars();
+  }
+
+  /** Swap in a new registry snapshot (after a registry change); vehicle state is kept. */
+  setRegistry(registry: RegistryView): void {
+    this.registry = registry;
+    this.buildCalendars();
+  }
+
+  /** The pack runtime (configuration-bound rule metadata), e.g. for documentation or the store. */
+  pack(pack: Pack): PackRuntime | undefined {
+    return this.runtimes.get(pack);
+  }
+
+  calendar(pack: Pack): HolidayCalendar | undefined {
+    return this.calendars.get(pack);
+  }
+
+  stats(): Readonly<EngineStats> & { vehicles: number; openEvents: number } {
+    let openEvents = 0;
+    for (const v of this.vehicles.values()) openEvents += v.open.size;
+    return { ...this.counters, vehicles: this.vehicles.size, openEvents };
+  }
+
+  /** Judge one telemetry sample; returns the violation events it caused (often none). */
+  ingest(sample: Telemetry, hint: IngestHint = {}): ViolationEvent[] {
+    this.counters.samples++;
+    const ms = sample.ts.getTime();
+    let v = this.vehicles.get(sample.vehicleId);
+    if (v && ms <= v.lastMs) {
+      if (ms === v.lastMs) this.counters.duplicates++;
+      else {
+        this.counters.late++;
+        v.lateSinceAccepted++;
+      }
+      return [];
+    }
+    const record = this.registry.vehicle(sample.vehicleId, ms);
+    const pack = record?.pack ?? this.lastKnownVersion(sample.vehicleId, ms)?.pack ?? hint.pack ?? v?.pack ?? null;
+    const runtime = pack === null ? undefined : this.runtimes.get(pack);
+    if (pack === null || !runtime) {
+      this.counters.unattributed++;
+      return [];
+    }
+    if (sample.accuracyM !== null && sample.accuracyM > runtime.general.maxAccuracyM) {
+      this.counters.inaccurate++;
+      return [];
+    }
+    const events: ViolationEvent[] = [];
+    if (v && v.pack !== pack) {
+      events.push(...this.closeVehicle(v, 'pack-changed'));
+      this.vehicles.delete(v.vehicleId);
+      v = undefined;
+    }
+    if (!v) {
+      v = {
+        vehicleId: sample.vehicleId,
+        pack,
+        runtime,
+        rules: runtime.newVehicle(),
+        lastMs: Number.NEGATIVE_INFINITY,
+        prev: null,
+        prevMoving: false,
+        lateSinceAccepted: 0,
+        closed: false,
+        deviceId: null,
+        lastLat: null,
+        lastLon: null,
+        open: new Map(),
+      };
+      this.vehicles.set(sample.vehicleId, v);
+    }
+    if (v.closed) {
+      v.rules = runtime.newVehicle();
+      v.closed = false;
+    }
+
+    const facts = this.facts(v, runtime, sample, ms, record);
+    this.counters.judged++;
+    const findings = v.rules.step(facts);
+    v.lastMs = ms;
+    v.prev = sample;
+    v.prevMoving = facts.moving;
+    v.lateSinceAccepted = 0;
+    v.deviceId = sample.deviceId;
+    v.lastLat = sample.lat;
+    v.lastLon = sample.lon;
+    for (const f of findings) events.push(...this.materialize(runtime, f, sample.vehicleId, sample.receivedAt));
+    return events;
+  }
+
+  /** Judge a radio dispatch record (Belém Art. 42–44). */
+  ingestDispatch(input: DispatchRecordInput, hint: IngestHint = {}): ViolationEvent[] {
+    this.counters.dispatches++;
+    const record = dispatchRecordSchema.parse(input);
+    const ms = record.ts.getTime();
+    const pack =
+      this.registry.vehicle(record.vehicleId, ms)?.pack ??
+      this.lastKnownVersion(record.vehicleId, ms)?.pack ??
+      hint.pack ??
+      'belem-taxi';
+    const runtime = this.runtimes.get(pack);
+    if (!runtime) return [];
+    return runtime
+      .dispatch(record, this.registry)
+      .flatMap((f) => this.materialize(runtime, f, record.vehicleId, record.ts));
+  }
+
+  /**
+   * Let time pass without a sample: finish the events of vehicles silent for `idleCloseS` and
+   * take the stand decisions that were waiting for them. Call it periodically with the
+   * pipeline's clock (or the latest sample time when replaying).
+   */
+  flush(now: Date | number): ViolationEvent[] {
+    const nowMs = typeof now === 'number' ? now : now.getTime();
+    const events: ViolationEvent[] = [];
+    for (const v of this.vehicles.values()) {
+      if (!v.closed && (nowMs - v.lastMs) / 1000 > v.runtime.general.idleCloseS) {
+        events.push(...this.closeVehicle(v, 'idle', new Date(nowMs)));
+      }
+    }
+    for (const runtime of this.runtimes.values()) {
+      for (const f of runtime.flush(nowMs))
+        events.push(...this.materialize(runtime, f, f.vehicleId ?? '', new Date(nowMs)));
+    }
+    return events;
+  }
+
+  /** Finish everything (shutdown): every open event becomes final. */
+  close(now?: Date): ViolationEvent[] {
+    const events: ViolationEvent[] = [];
+    let latest = 0;
+    for (const v of this.vehicles.values()) {
+      latest = Math.max(latest, v.lastMs);
+      if (!v.closed) events.push(...this.closeVehicle(v, 'shutdown', now));
+    }
+    const farFuture = latest + 365 * 86_400_000;
+    for (const runtime of this.runtimes.values()) {
+      for (const f of runtime.flush(farFuture)) {
+        events.push(...this.materialize(runtime, f, f.vehicleId ?? '', now ?? new Date(latest)));
+      }
+    }
+    return events;
+  }
+
+  /** Recidivism and escalation of a violation given the earlier ones (the store supplies them). */
+  assessRecidivism(violation: AssessedViolation, priors: readonly PriorViolation[]): RecidivismAssessment {
+    const runtime = this.runtimes.get(violation.pack);
+    if (!runtime) throw new Error(`Pack ${violation.pack} is not enabled`);
+    return runtime.assessRecidivism(violation, priors);
+  }
+
+  private buildCalendars(): void {
+    this.calendars.clear();
+    for (const [pack, runtime] of this.runtimes) {
+      this.calendars.set(
+        pack,
+        new HolidayCalendar({
+          timeZone: runtime.timeZone,
+          state: runtime.holidays.state,
+          countedTypes: runtime.holidays.countedTypes,
+          fixedHolidays: runtime.holidays.fixed,
+          overrides: this.registry.holidayOverrides(pack),
+        }),
+      );
+    }
+  }
+
+  private lastKnownVersion(vehicleId: string, ms: number): VehicleRecord | null {
+    const history = this.registry.vehicleHistory(vehicleId);
+    let found: VehicleRecord | null = null;
+    for (const h of history) if (h.validFrom.getTime() <= ms) found = h;
+    return found ?? history[0] ?? null;
+  }
+
+  private facts(
+    v: VehicleRuntime,
+    runtime: PackRuntime,
+    sample: Telemetry,
+    ms: number,
+    record: VehicleRecord | null,
+  ): SampleFacts {
+    const general = runtime.general;
+    const gapS = (ms - v.lastMs) / 1000;
+    const prev = v.prev && gapS <= general.maxGapS ? v.prev : null;
+    const dtS = prev ? gapS : 0;
+    let segmentM = 0;
+    if (prev) {
+      const stationary =
+        prev.speedKmh !== null && sample.speedKmh !== null && prev.speedKmh <= 1 && sample.speedKmh <= 1;
+      segmentM = stationary ? 0 : haversineM(prev.lat, prev.lon, sample.lat, sample.lon);
+    }
+    let speedKmh = sample.speedKmh;
+    let speedDerived = false;
+    if (speedKmh === null && prev && dtS > 0) {
+      speedKmh = (segmentM / dtS) * 3.6;
+      speedDerived = true;
+    }
+    const calendar = this.calendars.get(runtime.pack);
+    if (!calendar) throw new Error(`No calendar for ${runtime.pack}`);
+    const operatorId = record?.operatorId ?? null;
+    return {
+      sample,
+      ms,
+      prev,
+      gapBefore: prev === null,
+      lateDropped: v.lateSinceAccepted,
+      dtS,
+      segmentM,
+      speedKmh,
+      speedDerived,
+      moving: speedKmh !== null && speedKmh > general.movingSpeedKmh,
+      movingBefore: prev !== null && v.prevMoving,
+      local: localDateTime(ms, runtime.timeZone),
+      vehicle: record,
+      operator: operatorId === null ? null : this.registry.operator(operatorId, ms),
+      registry: this.registry,
+      calendar,
+      pack: runtime.pack,
+      timeZone: runtime.timeZone,
+      general,
+    };
+  }
+
+  private closeVehicle(v: VehicleRuntime, reason: CloseInfo['reason'], at?: Date): ViolationEvent[] {
+    const detectedAt = at ?? new Date(v.lastMs);
+    const events: ViolationEvent[] = [];
+    const findings = [...v.rules.close({ lastMs: v.lastMs, reason }), ...v.runtime.vehicleGone(v.vehicleId)];
+    for (const f of findings) events.push(...this.materialize(v.runtime, f, v.vehicleId, detectedAt));
+    // Anything a rule left open is finished as it last stood.
+    for (const open of [...v.open.values()]) {
+      events.push(...this.materialize(v.runtime, { ...open.latest, phase: 'final' }, v.vehicleId, detectedAt));
+    }
+    v.closed = true;
+    v.prev = null;
+    return events;
+  }
+
+  private materialize(runtime: PackRuntime, f: Finding, defaultVehicleId: string, detectedAt: Date): ViolationEvent[] {
+    const vehicleId = f.vehicleId ?? defaultVehicleId;
+    const v = this.vehicles.get(vehicleId);
+    const key = `${runtime.pack}:${f.ruleId}:${vehicleId}:${f.eventId}`;
+    const open = v?.open.get(key);
+
+    if (f.phase === 'withdrawn') {
+      if (!open || !v) return [];
+      v.open.delete(key);
+      this.counters.withdrawn++;
+      const violation = this.build(runtime, f, vehicleId, key, detectedAt, open.violation.revision + 1, 'final');
+      return [{ type: 'withdrawn', violation, reason: f.reason ?? null }];
+    }
+
+    if (f.phase === 'ongoing' && open) {
+      open.latest = f;
+      const sameStanding = open.violation.confidence === f.confidence && open.violation.variant === f.variant;
+      const intervalMs = runtime.general.updateIntervalS * 1000;
+      if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return [];
+    }
+
+    const revision = open ? open.violation.revision + 1 : 1;
+    const violation = this.build(
+      runtime,
+      f,
+      vehicleId,
+      key,
+      detectedAt,
+      revision,
+      f.phase === 'final' ? 'final' : 'ongoing',
+    );
+    if (f.phase === 'final') v?.open.delete(key);
+    else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt });
+    if (open) this.counters.updated++;
+    else this.counters.raised++;
+    return [{ type: open ? 'updated' : 'raised', violation, reason: null }];
+  }
+
+  private build(
+    runtime: PackRuntime,
+    f: Finding,
+    vehicleId: string,
+    key: string,
+    detectedAt: Date,
+    revision: number,
+    phase: 'ongoing' | 'final',
+  ): Violation {
+    const record = this.registry.vehicle(vehicleId, f.startedAt) ?? this.lastKnownVersion(vehicleId, f.startedAt);
+    const v = this.vehicles.get(vehicleId);
+    const tz = runtime.timeZone;
+    const marginMs = runtime.general.evidenceMarginS * 1000;
+    const from = (f.trip?.startedAt ?? f.startedAt) - marginMs;
+    const to = (f.trip?.endedAt ?? f.endedAt) + marginMs;
+    return {
+      key,
+      ruleId: f.ruleId,
+      pack: runtime.pack,
+      legalBasis: runtime.legalBasis(f.ruleId),
+      description: runtime.description(f.ruleId),
+      variant: f.variant,
+      vehicleId,
+      plate: record?.plate ?? null,
+      make: record?.make ?? null,
+      colour: record?.colour ?? null,
+      permitNumber: record?.permitNumber ?? null,
+      operatorId: record?.operatorId ?? null,
+      driverId: f.driverId ?? null,
+      startedAt: new Date(f.startedAt),
+      endedAt: new Date(f.endedAt),
+      localStartedAt: formatLocalIso(f.startedAt, tz),
+      localEndedAt: formatLocalIso(f.endedAt, tz),
+      timeZone: tz,
+      detectedAt,
+      lat: f.lat ?? v?.lastLat ?? null,
+      lon: f.lon ?? v?.lastLon ?? null,
+      place: f.place,
+      measured: f.measured,
+      confidence: f.confidence,
+      evidence: {
+        vehicleId,
+        deviceId: v?.deviceId ?? null,
+        from: new Date(from),
+        to: new Date(to),
+        scope: f.trip ? 'whole-trip' : 'around-event',
+        tripId: f.trip?.id ?? null,
+      },
+      penalty: pricePenalty(
+        runtime.penalty(f.ruleId, f.variant),
+        f.unitsFactor ?? 1,
+        this.registry,
+        runtime.pack,
+        localDateOf(f.startedAt, tz),
+      ),
+      phase,
+      revision,
+    };
+  }
+}
+
+export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
+  return new RuleEngine(options);
+}

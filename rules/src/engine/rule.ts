@@ -1,0 +1,106 @@
+import type { Pack } from '@vigia/core';
+import type { RuleId } from '../violations/rule-ids.js';
+import type { Confidence, Measured, PenaltySpec, PlaceRef } from '../violations/violation.js';
+
+/**
+ * The shape of a rule. A rule is a pure function of (its state, the sample facts with the
+ * registry, its pack configuration) that returns its next state and its findings; the engine
+ * keeps the state between samples and turns findings into violation records. Its legal basis,
+ * descriptions and penalty sit beside the function, in the same definition.
+ */
+
+export interface RuleMeta<C> {
+  readonly id: RuleId;
+  readonly pack: Pack;
+  readonly legalBasis: readonly string[];
+  readonly description: { readonly pt: string; readonly en: string };
+  /** The fine the regulation attaches (the variant selects among a rule's sub-cases). */
+  penalty(config: C, variant: string | null): PenaltySpec;
+}
+
+/** A rule's statement about one event (the engine adds vehicle, penalty and evidence). */
+export interface Finding {
+  readonly ruleId: RuleId;
+  /** Unique among the rule's events for the vehicle: with the vehicle and rule it makes the key. */
+  readonly eventId: string;
+  /** Defaults to the vehicle of the sample; cross-vehicle (stand) rules name it. */
+  readonly vehicleId?: string;
+  /**
+   * `ongoing`: the event may still grow; `final`: it is over; `withdrawn`: an earlier
+   * provisional finding with this eventId was not a violation after all.
+   */
+  readonly phase: 'ongoing' | 'final' | 'withdrawn';
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** Where the event happened; null when unknown (a dispatch record without position). */
+  readonly lat: number | null;
+  readonly lon: number | null;
+  readonly place: PlaceRef | null;
+  readonly measured: Measured;
+  readonly confidence: Confidence;
+  readonly variant: string | null;
+  /** Multiplies the penalty's units (SP Art. 29 I: 10 ORTN *each* boarding). */
+  readonly unitsFactor?: number;
+  /** Set when the evidence is the whole meter trip. */
+  readonly trip?: { readonly id: string; readonly startedAt: number; readonly endedAt: number } | null;
+  readonly driverId?: string | null;
+  readonly reason?: string;
+}
+
+export interface RuleStep<S> {
+  readonly state: S;
+  readonly findings: readonly Finding[];
+}
+
+export interface CloseInfo {
+  /** Last instant the vehicle was seen (epoch ms). */
+  readonly lastMs: number;
+  readonly reason: 'idle' | 'shutdown' | 'pack-changed';
+}
+
+export interface RuleDefinition<S, C, X> extends RuleMeta<C> {
+  init(): S;
+  step(state: S, ctx: X, config: C): RuleStep<S>;
+  /** The vehicle went silent (or the engine stops): finish what is open. */
+  close(state: S, info: CloseInfo, config: C): RuleStep<S>;
+}
+
+/** A rule with its state type hidden, so a pack can list rules of different state types. */
+export interface PackRule<C, X> extends RuleMeta<C> {
+  createSlot(config: C): RuleSlot<X>;
+}
+
+/** One vehicle's instance of a rule: holds the state between samples. */
+export interface RuleSlot<X> {
+  readonly ruleId: RuleId;
+  step(ctx: X): readonly Finding[];
+  close(info: CloseInfo): readonly Finding[];
+}
+
+export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRule<C, X> {
+  return {
+    id: definition.id,
+    pack: definition.pack,
+    legalBasis: definition.legalBasis,
+    description: definition.description,
+    penalty: (config, variant) => definition.penalty(config, variant),
+    createSlot(config: C): RuleSlot<X> {
+      let state = definition.init();
+      return {
+        ruleId: definition.id,
+        step(ctx: X) {
+          const result = definition.step(state, ctx, config);
+          state = result.state;
+          return result.findings;
+        },
+        close(info: CloseInfo) {
+          const result = definition.close(state, info, config);
+          state = result.state;
+          return result.findings;
+        },
+      };
+    },
+  };
+}
+
+export const noFindings: readonly Finding[] = [];

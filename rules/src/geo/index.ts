@@ -1,0 +1,3 @@
+export * from './area.js';
+export * from './distance.js';
+export * from './geojson.js';

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { generalConfigSchema } from '../../engine/general-config.js';
+import { recidivismConfigSchema } from '../../penalties/recidivism.js';
+import { ruleIdsByPack } from '../../violations/rule-ids.js';
+import { holidayConfigSchema } from '../common/holiday-config.js';
+import { standPresenceConfigSchema } from '../common/stand-config.js';
+
+const cents = (description: string) => z.number().int().positive().nullable().default(null).meta({ description });
+
+/**
+ * Configuration of the `belem-taxi` pack (Belém municipal taxi law). Art. 35 fixes the Bandeira 2
+ * periods, Art. 3 I the 5-passenger limit, Art. 27–28 the 10-year age rule and Art. 58 the fine
+ * groups (20/30/40/70 IPCA-E); the tariff itself is set by decree (Art. 34) and is configuration.
+ */
+export const belemConfigSchema = z.object({
+  general: generalConfigSchema.prefault({}),
+  timeZone: z
+    .string()
+    .default('America/Belem')
+    .meta({ description: 'IANA time zone of Belém (UTC−03:00, no daylight saving).' }),
+  disabledRules: z
+    .array(z.enum(ruleIdsByPack['belem-taxi']))
+    .default([])
+    .meta({ description: 'Rules of the pack switched off.' }),
+  holidays: holidayConfigSchema({
+    state: 'PA',
+    fixed: [
+      { month: 1, day: 12, name: 'Aniversário de Belém' },
+      { month: 12, day: 8, name: 'Nossa Senhora da Conceição' },
+    ],
+    fixedDescription:
+      "Belém's municipal holidays, which date-holidays (no Belém region) lacks: 12 January (founding of the city) and 8 December.",
+  }).prefault({}),
+  tripMaxGapS: z
+    .number()
+    .positive()
+    .default(900)
+    .meta({ description: 'A meter trip silent for longer than this (s) ends incomplete.', interpretation: true }),
+  bandeira2: z
+    .object({
+      minStretchSeconds: z.number().positive().default(60).meta({
+        description: 'A stretch of tariff 2 outside the periods counts from this many seconds...',
+        interpretation: true,
+      }),
+      minStretchMetres: z
+        .number()
+        .positive()
+        .default(200)
+        .meta({ description: '...or this many metres.', interpretation: true }),
+      saturdayIsWorkingDay: z.boolean().default(true).meta({
+        description:
+          'Saturday is a dia útil for Art. 35 I a/c (clause b singles out Saturday from 12:00). Matters only after a Friday holiday: then clause c ends at 06:00 on Saturday.',
+        interpretation: true,
+        basis: 'Art. 35 I',
+      }),
+      decemberUnrestricted: z
+        .boolean()
+        .default(true)
+        .meta({ description: 'Bandeira 2 at any time in December.', basis: 'Art. 35 I d' }),
+    })
+    .prefault({}),
+  capacity: z
+    .object({
+      maxPassengers: z
+        .number()
+        .int()
+        .positive()
+        .default(5)
+        .meta({ description: 'A taxi carries at most 5 passengers.', basis: 'Art. 3 I' }),
+      minMovingSeconds: z
+        .number()
+        .positive()
+        .default(30)
+        .meta({ description: 'Seconds of driving over capacity.', interpretation: true }),
+    })
+    .prefault({}),
+  stands: standPresenceConfigSchema
+    .extend({
+      unauthorizedMinWaitS: z.number().positive().default(120).meta({
+        description: 'Seconds a free taxi waits at a ponto fixo it holds no place at before BEL_STAND_UNAUTHORIZED.',
+        interpretation: true,
+      }),
+      overflowMinStayS: z.number().positive().default(60).meta({
+        description:
+          'A taxi that entered a full ponto livre is flagged if still there this long (s) after entering with the stand still full.',
+        interpretation: true,
+      }),
+      unauthorizedGroup: z.enum(['I', 'II', 'III', 'IV']).default('I').meta({
+        description:
+          'Art. 58 group for waiting at a ponto fixo without a place (the law lists no item for it; item 1.5 is the nearest).',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  detour: z
+    .object({
+      maxRatio: z.number().positive().default(1.8).meta({
+        description: 'Trip distance over straight line above which a trip is a detour...',
+        interpretation: true,
+      }),
+      minExtraMetres: z
+        .number()
+        .positive()
+        .default(3000)
+        .meta({ description: '...when also this many metres longer.', interpretation: true }),
+      minStraightLineMetres: z
+        .number()
+        .min(0)
+        .default(1000)
+        .meta({ description: 'Round trips shorter than this end to end are not judged.', interpretation: true }),
+    })
+    .prefault({}),
+  speed: z
+    .object({
+      limitKmh: z.number().positive().default(60).meta({
+        description:
+          'Speed limit (km/h) for item 2.5; default: the CTB limit of an urban arterial road. Speed-limit zones may lower it.',
+        interpretation: true,
+      }),
+      minSeconds: z
+        .number()
+        .positive()
+        .default(20)
+        .meta({ description: 'Seconds above the limit.', interpretation: true }),
+      toleranceKmh: z
+        .number()
+        .min(0)
+        .default(0)
+        .meta({ description: 'Measurement tolerance (km/h).', interpretation: true }),
+    })
+    .prefault({}),
+  vehicleAge: z
+    .object({
+      maxAgeYears: z
+        .number()
+        .int()
+        .positive()
+        .default(10)
+        .meta({ description: 'Age limit, counted to 31 December of the model year.', basis: 'Art. 27' }),
+    })
+    .prefault({}),
+  tariff: z
+    .object({
+      bandeiradaCents: cents(
+        'Bandeirada (initial value) in centavos, from the tariff decree (Art. 34). Null: BEL_OVERCHARGE is off.',
+      ),
+      kmB1Cents: cents('Price of a km at Bandeira 1, centavos.'),
+      kmB2Cents: cents('Price of a km at Bandeira 2, centavos.'),
+      waitingHourCents: cents('Price of an hour of waiting, centavos. Null: trips with waiting time are not judged.'),
+      baggageMaxFraction: z.number().min(0).default(0).meta({
+        description: 'Allowance for big-volume charges of the planilha (Art. 34 §2), as a fraction of the fare.',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  overcharge: z
+    .object({
+      maxSampleIntervalS: z.number().positive().default(15).meta({
+        description:
+          'A trip is priced only if no two consecutive samples are further apart than this (s): the distance between samples is a chord, shorter than the road.',
+        interpretation: true,
+      }),
+      toleranceFraction: z
+        .number()
+        .min(0)
+        .default(0.1)
+        .meta({ description: 'Tolerated excess over the recomputed fare (fraction)...', interpretation: true }),
+      toleranceCents: z
+        .number()
+        .int()
+        .min(0)
+        .default(100)
+        .meta({ description: '...plus centavos.', interpretation: true }),
+      possibleBaggage: z
+        .enum(['suspected', 'ignore'])
+        .default('suspected')
+        .meta({ description: 'Fares explained only by the baggage allowance.', interpretation: true }),
+    })
+    .prefault({}),
+  recidivism: recidivismConfigSchema
+    .extend({
+      windowYears: z
+        .number()
+        .int()
+        .positive()
+        .default(1)
+        .meta({ description: 'Window for the group counts (the law sets none).', interpretation: true }),
+    })
+    .prefault({}),
+});
+
+export type BelemConfig = z.output<typeof belemConfigSchema>;
+export type BelemConfigInput = z.input<typeof belemConfigSchema>;

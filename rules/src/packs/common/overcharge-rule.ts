@@ -1,0 +1,202 @@
+import type { Pack } from '@vigia/core';
+import {
+  defineRule,
+  type Finding,
+  noFindings,
+  type PackRule,
+  type RuleMeta,
+  type RuleStep,
+} from '../../engine/rule.js';
+import type { RuleId } from '../../violations/rule-ids.js';
+import { round } from './round.js';
+import { isHired, type TaxiContext } from './taxi-context.js';
+
+/**
+ * Meter fare above the fare recomputed from the trace and the pack's tariff table. The meter
+ * charges distance at the displayed tariff, and time (*hora parada*) while stopped or slower
+ * than the crossover speed (hourly price ÷ km price, where the two charges are equal). What the
+ * trace cannot show is bounded instead of guessed: a stretch with no tariff reading is priced at
+ * tariff 2; baggage (not in telemetry) may add up to `baggageMaxFraction`. So:
+ * - fare above the upper bound (with baggage) + tolerance → `confirmed`;
+ * - above the recomputed fare without baggage + tolerance but within the baggage allowance →
+ *   `suspected` (variant `possible-baggage`), when configured;
+ * - a trip with a telemetry gap, an interval between samples longer than `maxSampleIntervalS`,
+ *   samples that arrived late, no final fare, or an unconfigured tariff is not judged: the
+ *   recomputed distance (chords between samples) would be a lower bound, which could only
+ *   inflate the overcharge.
+ * Whether tariff 2 itself was justified is the Bandeira II rule's business, not this one's.
+ */
+
+export interface FareModel {
+  readonly bandeiradaCents: number;
+  readonly kmCents1: number;
+  readonly kmCents2: number;
+  /** Null: the tariff has no hourly charge configured (trips with waiting time are not judged). */
+  readonly waitingHourCents: number | null;
+  readonly baggageMaxFraction: number;
+  readonly description: string;
+}
+
+export interface OverchargeSettings {
+  /** Longest interval between trip samples for which the trace's distance is trusted (s). */
+  readonly maxSampleIntervalS: number;
+  readonly toleranceFraction: number;
+  readonly toleranceCents: number;
+  readonly possibleBaggage: 'suspected' | 'ignore';
+}
+
+interface TripAcc {
+  readonly id: string;
+  readonly eventId: string;
+  readonly startMs: number;
+  readonly lat: number;
+  readonly lon: number;
+  readonly model: FareModel | null;
+  readonly metres1: number;
+  readonly metres2: number;
+  readonly metresUnknown: number;
+  readonly waitingS: number;
+  readonly lastTariff: 1 | 2 | null;
+  readonly lastStopped: boolean;
+  readonly lastMs: number;
+}
+
+export function recomputeFare(
+  model: FareModel,
+  acc: { metres1: number; metres2: number; metresUnknown: number; waitingS: number },
+): { lowerCents: number; upperCents: number; upperWithBaggageCents: number } {
+  const time = model.waitingHourCents === null ? 0 : (model.waitingHourCents * acc.waitingS) / 3600;
+  const known = model.bandeiradaCents + (model.kmCents1 * acc.metres1 + model.kmCents2 * acc.metres2) / 1000 + time;
+  const lower = known + (model.kmCents1 * acc.metresUnknown) / 1000;
+  const upper = known + (model.kmCents2 * acc.metresUnknown) / 1000;
+  return {
+    lowerCents: Math.round(lower),
+    upperCents: Math.round(upper),
+    upperWithBaggageCents: Math.round(upper * (1 + model.baggageMaxFraction)),
+  };
+}
+
+export function overchargeRule<C>(spec: {
+  id: RuleId;
+  pack: Pack;
+  legalBasis: readonly string[];
+  description: { pt: string; en: string };
+  penalty: RuleMeta<C>['penalty'];
+  fareModel(ctx: TaxiContext, config: C): FareModel | null;
+  settings(config: C): OverchargeSettings;
+}): PackRule<C, TaxiContext> {
+  const decide = (acc: TripAcc, fareCents: number, config: C): Finding | null => {
+    const model = acc.model;
+    if (!model) return null;
+    if (acc.waitingS > 0 && model.waitingHourCents === null) return null;
+    const s = spec.settings(config);
+    const fare = recomputeFare(model, acc);
+    const over = (bound: number): boolean => fareCents > bound * (1 + s.toleranceFraction) + s.toleranceCents;
+    let variant: string | null;
+    if (over(fare.upperWithBaggageCents)) variant = null;
+    else if (over(fare.upperCents) && s.possibleBaggage === 'suspected') variant = 'possible-baggage';
+    else return null;
+    return {
+      ruleId: spec.id,
+      eventId: acc.eventId,
+      phase: 'final',
+      startedAt: acc.startMs,
+      endedAt: acc.lastMs,
+      lat: acc.lat,
+      lon: acc.lon,
+      place: null,
+      measured: {
+        tripId: acc.id,
+        meterFareCents: fareCents,
+        recomputedFareCents: fare.upperCents,
+        recomputedWithMaxBaggageCents: fare.upperWithBaggageCents,
+        excessCents: fareCents - fare.upperCents,
+        excessFraction: round((fareCents - fare.upperCents) / fare.upperCents, 3),
+        tariff1Metres: Math.round(acc.metres1),
+        tariff2Metres: Math.round(acc.metres2),
+        unknownTariffMetres: Math.round(acc.metresUnknown),
+        waitingSeconds: round(acc.waitingS),
+        toleranceFraction: s.toleranceFraction,
+        toleranceCents: s.toleranceCents,
+        tariff: model.description,
+      },
+      confidence: variant === null ? 'confirmed' : 'suspected',
+      variant,
+      trip: { id: acc.id, startedAt: acc.startMs, endedAt: acc.lastMs },
+    };
+  };
+
+  const idle: RuleStep<{ acc: TripAcc | null }> = { state: { acc: null }, findings: noFindings };
+  return defineRule<{ acc: TripAcc | null }, C, TaxiContext>({
+    id: spec.id,
+    pack: spec.pack,
+    legalBasis: spec.legalBasis,
+    description: spec.description,
+    penalty: spec.penalty,
+    init: () => idle.state,
+    step(state, ctx, config) {
+      if (state.acc === null && ctx.trip.current === null) return idle;
+      const findings: Finding[] = [];
+      let acc = state.acc;
+      const ended = ctx.trip.ended;
+      if (acc && ended && ended.id === acc.id) {
+        const s = spec.settings(config);
+        const traceComplete =
+          !ended.incomplete &&
+          ended.gaps === 0 &&
+          ended.lateDropped === 0 &&
+          ended.maxIntervalS <= s.maxSampleIntervalS;
+        if (traceComplete && ended.maxFareCents !== null) {
+          const f = decide(acc, ended.maxFareCents, config);
+          if (f) findings.push(f);
+        }
+        acc = null;
+      }
+      const trip = ctx.trip.current;
+      if (!trip) return { state: { acc: null }, findings };
+      const s = ctx.sample;
+      if (!acc || acc.id !== trip.id) {
+        acc = {
+          id: trip.id,
+          eventId: `${trip.id}:${trip.startMs}`,
+          startMs: trip.startMs,
+          lat: trip.startLat,
+          lon: trip.startLon,
+          model: spec.fareModel(ctx, config),
+          metres1: 0,
+          metres2: 0,
+          metresUnknown: 0,
+          waitingS: 0,
+          lastTariff: s.meterTariff,
+          lastStopped: s.meterState === 'stopped',
+          lastMs: ctx.ms,
+        };
+        return { state: { acc }, findings };
+      }
+      // The interval since the previous sample is charged as the meter was then.
+      let { metres1, metres2, metresUnknown, waitingS } = acc;
+      if (!ctx.gapBefore && isHired(ctx) && acc.model) {
+        const speedKmh = ctx.dtS > 0 ? (ctx.segmentM / ctx.dtS) * 3.6 : 0;
+        const price = acc.lastTariff === 2 ? acc.model.kmCents2 : acc.model.kmCents1;
+        // Crossover speed (km/h) at which time and distance charge the same: cents/h ÷ cents/km.
+        const crossover = acc.model.waitingHourCents === null ? 0 : acc.model.waitingHourCents / price;
+        if (acc.lastStopped || speedKmh < crossover) waitingS += ctx.dtS;
+        else if (acc.lastTariff === 1) metres1 += ctx.segmentM;
+        else if (acc.lastTariff === 2) metres2 += ctx.segmentM;
+        else metresUnknown += ctx.segmentM;
+      }
+      acc = {
+        ...acc,
+        metres1,
+        metres2,
+        metresUnknown,
+        waitingS,
+        lastTariff: s.meterTariff,
+        lastStopped: s.meterState === 'stopped',
+        lastMs: ctx.ms,
+      };
+      return { state: { acc }, findings };
+    },
+    close: () => idle,
+  });
+}

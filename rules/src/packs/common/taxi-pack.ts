@@ -1,0 +1,94 @@
+import type { Pack } from '@vigia/core';
+import type { DispatchRecord } from '../../engine/dispatch.js';
+import type { GeneralConfig } from '../../engine/general-config.js';
+import type { PackRuntime } from '../../engine/pack-runtime.js';
+import type { Finding, PackRule, RuleMeta } from '../../engine/rule.js';
+import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../../penalties/recidivism.js';
+import type { RegistryView } from '../../registry/registry-view.js';
+import { assertTimeZone } from '../../time/local-time.js';
+import type { RuleId } from '../../violations/rule-ids.js';
+import { RuleCatalogue } from './assemble.js';
+import { StandBoard, type StandBoardRules } from './stand-board.js';
+import type { StandPresenceConfig } from './stand-config.js';
+import { initialPresenceState, trackPresence } from './stand-presence.js';
+import type { TaxiContext } from './taxi-context.js';
+import { initialTripState, trackTrip } from './taxi-trip.js';
+
+/** The parts of a taxi pack (DF, Belém) that differ; the wiring is shared. */
+export interface TaxiPackParts<C> {
+  readonly pack: Pack;
+  readonly config: C;
+  readonly general: GeneralConfig;
+  readonly timeZone: string;
+  readonly holidays: PackRuntime['holidays'];
+  readonly disabledRules: readonly RuleId[];
+  /** Per-sample rules. */
+  readonly rules: readonly PackRule<C, TaxiContext>[];
+  /** Rules decided elsewhere (stand board, dispatch records): metadata only. */
+  readonly otherRules: readonly RuleMeta<C>[];
+  readonly presence: StandPresenceConfig;
+  readonly board: StandBoardRules;
+  readonly tripMaxGapS: number;
+  dispatch?(record: DispatchRecord, registry: RegistryView, config: C): Finding[];
+  assessRecidivism(violation: AssessedViolation, priors: readonly PriorViolation[]): RecidivismAssessment;
+}
+
+export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
+  assertTimeZone(parts.timeZone);
+  const enabled = (id: RuleId): boolean => !parts.disabledRules.includes(id);
+  const rules = parts.rules.filter((r) => enabled(r.id));
+  const catalogue = new RuleCatalogue(parts.pack, parts.config, [...parts.rules, ...parts.otherRules]);
+  const boardRules: StandBoardRules = {
+    queueJump: parts.board.queueJump,
+    overflow: parts.board.overflow && enabled(parts.board.overflow.ruleId) ? parts.board.overflow : null,
+  };
+  const board = new StandBoard(parts.presence, boardRules);
+  const queueJumpEnabled = enabled(parts.board.queueJump);
+  const keepBoardFinding = (f: Finding): boolean => f.ruleId !== parts.board.queueJump || queueJumpEnabled;
+
+  return {
+    pack: parts.pack,
+    timeZone: parts.timeZone,
+    general: parts.general,
+    holidays: parts.holidays,
+    ruleIds: [...parts.rules, ...parts.otherRules].map((r) => r.id).filter(enabled),
+    legalBasis: (id) => catalogue.legalBasis(id),
+    description: (id) => catalogue.description(id),
+    penalty: (id, variant) => catalogue.penalty(id, variant),
+    newVehicle() {
+      let trip = initialTripState;
+      let presence = initialPresenceState;
+      const slots = rules.map((r) => r.createSlot(parts.config));
+      return {
+        step(facts) {
+          const t = trackTrip(trip, facts, parts.tripMaxGapS);
+          trip = t.state;
+          const p = trackPresence(presence, facts, parts.presence);
+          presence = p.state;
+          // The facts object is fresh per sample: extend it rather than copy it (one allocation less per sample).
+          const ctx: TaxiContext = Object.assign(facts, { trip: t.signal, stands: p.signal });
+          const findings: Finding[] = [];
+          for (const slot of slots) {
+            const produced = slot.step(ctx);
+            if (produced.length > 0) findings.push(...produced);
+          }
+          const atStand = p.signal.present.length > 0 || p.signal.left.length > 0 || p.signal.hire !== null;
+          if (atStand || board.wantsTick(facts.ms)) {
+            findings.push(...board.update(facts.sample.vehicleId, facts.ms, p.signal).filter(keepBoardFinding));
+          }
+          return findings;
+        },
+        close(info) {
+          trip = initialTripState;
+          presence = initialPresenceState;
+          return slots.flatMap((slot) => slot.close(info));
+        },
+      };
+    },
+    flush: (nowMs) => board.flush(nowMs).filter(keepBoardFinding),
+    vehicleGone: (vehicleId) => board.vehicleGone(vehicleId).filter(keepBoardFinding),
+    dispatch: (record, registry) =>
+      parts.dispatch && enabled('BEL_UNAUTHORIZED_RADIO') ? parts.dispatch(record, registry, parts.config) : [],
+    assessRecidivism: parts.assessRecidivism,
+  };
+}

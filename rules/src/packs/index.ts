@@ -1,0 +1,14 @@
+export { type BelemTimeJustification, belemBandeira2Time } from './belem-taxi/bandeira2-periods.js';
+export { type BelemConfig, type BelemConfigInput, belemConfigSchema } from './belem-taxi/config.js';
+export { belemOtherRules, belemRules, createBelemTaxiPack } from './belem-taxi/pack.js';
+export { belemVehicleAge } from './belem-taxi/rules/vehicle-rules.js';
+export { type FareModel, recomputeFare } from './common/overcharge-rule.js';
+export { decideOverflow, decideQueueJump, type StandMemberSnapshot } from './common/stand-queue.js';
+export * from './config-docs.js';
+export { type DfTimeJustification, dfBandeira2Time } from './df-taxi/bandeira2-hours.js';
+export { type DfConfig, type DfConfigInput, dfConfigSchema } from './df-taxi/config.js';
+export { createDfTaxiPack, dfOtherRules, dfRules } from './df-taxi/pack.js';
+export { type SpConfig, type SpConfigInput, spConfigSchema } from './sp-fretamento/config.js';
+export { createSpFretamentoPack, spRules } from './sp-fretamento/pack.js';
+export { inspectionDue } from './sp-fretamento/rules/vehicle-age.js';
+export { scheduleActive } from './sp-fretamento/schedule.js';

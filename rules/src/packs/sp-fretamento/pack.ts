@@ -1,0 +1,86 @@
+import type { PackRuntime } from '../../engine/pack-runtime.js';
+import type { Finding, PackRule } from '../../engine/rule.js';
+import { assessSpRecidivism } from '../../penalties/recidivism.js';
+import { assertTimeZone } from '../../time/local-time.js';
+import { enabledRules, RuleCatalogue } from '../common/assemble.js';
+import { type CharterTrip, trackCharterTrip } from './charter-trip.js';
+import { type SpConfig, type SpConfigInput, spConfigSchema } from './config.js';
+import type { SpContext } from './context.js';
+import { detectDwell, initialDwellState } from './dwell-detector.js';
+import { boardingAtRegularStopRule } from './rules/boarding-at-regular-stop.js';
+import { inspectionExpiredRule } from './rules/inspection-expired.js';
+import { overCapacityRuleSp } from './rules/over-capacity.js';
+import { regularServicePatternRule } from './rules/regular-service-pattern.js';
+import { routeDeviationRule } from './rules/route-deviation.js';
+import { tachographMismatchRule, tachographMissingRule } from './rules/tachograph.js';
+import { unregisteredVehicleRule } from './rules/unregistered-vehicle.js';
+import { unsafeDrivingRuleSp } from './rules/unsafe-driving.js';
+import { vehicleTooOldRuleSp } from './rules/vehicle-too-old.js';
+
+/** Every rule of the sp-fretamento pack, in evaluation order. */
+export const spRules: readonly PackRule<SpConfig, SpContext>[] = [
+  boardingAtRegularStopRule,
+  overCapacityRuleSp,
+  inspectionExpiredRule,
+  unregisteredVehicleRule,
+  vehicleTooOldRuleSp,
+  tachographMissingRule,
+  tachographMismatchRule,
+  unsafeDrivingRuleSp,
+  routeDeviationRule,
+  regularServicePatternRule,
+];
+
+/** The sp-fretamento pack (São Paulo State metropolitan charter buses) with its configuration. */
+export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
+  const config = spConfigSchema.parse(input);
+  assertTimeZone(config.timeZone);
+  const rules = enabledRules(spRules, config.disabledRules);
+  const catalogue = new RuleCatalogue('sp-fretamento', config, spRules);
+  return {
+    pack: 'sp-fretamento',
+    timeZone: config.timeZone,
+    general: config.general,
+    holidays: {
+      state: config.holidays.state,
+      countedTypes: config.holidays.countedTypes,
+      fixed: config.holidays.fixed,
+    },
+    ruleIds: rules.map((r) => r.id),
+    legalBasis: (id) => catalogue.legalBasis(id),
+    description: (id) => catalogue.description(id),
+    penalty: (id, variant) => catalogue.penalty(id, variant),
+    newVehicle() {
+      let dwell = initialDwellState;
+      let trip: CharterTrip | null = null;
+      const slots = rules.map((r) => r.createSlot(config));
+      return {
+        step(facts) {
+          const d = detectDwell(dwell, facts, config.boardingAtStop);
+          dwell = d.state;
+          const t = trackCharterTrip(trip, facts, config.regularService.tripBreakStillS);
+          trip = t.trip;
+          // The facts object is fresh per sample: extend it rather than copy it.
+          const ctx: SpContext = Object.assign(facts, { dwell: d.signal, charterTrip: t.signal });
+          const findings: Finding[] = [];
+          for (const slot of slots) {
+            const produced = slot.step(ctx);
+            if (produced.length > 0) findings.push(...produced);
+          }
+          return findings;
+        },
+        close(info) {
+          dwell = initialDwellState;
+          trip = null;
+          return slots.flatMap((slot) => slot.close(info));
+        },
+      };
+    },
+    flush: () => [],
+    vehicleGone: () => [],
+    dispatch: () => [],
+    assessRecidivism: (violation, priors) => assessSpRecidivism(violation, priors, config.recidivism, config.timeZone),
+  };
+}
+
+export { type SpConfig, type SpConfigInput, spConfigSchema };

@@ -1,0 +1,2 @@
+export * from './price.js';
+export * from './recidivism.js';

@@ -1,0 +1,2 @@
+export * from './rule-ids.js';
+export * from './violation.js';
