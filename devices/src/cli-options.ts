@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
+import { configSchema } from '@vigia/core';
 import { z } from 'zod';
+import { hostPortSchema } from './emulators/host-port.js';
+import { SIM_PROTOCOLS } from './emulators/protocol-devices.js';
 import { MIN_FLEET } from './fleet/fleet-split.js';
+
+/** The gateways' ports when the server runs with its defaults. */
+const TELTONIKA_PORT = configSchema.shape.TELTONIKA_PORT.parse(undefined);
+const OSMAND_PORT = configSchema.shape.OSMAND_PORT.parse(undefined);
 
 export const USAGE = `Usage: npm run simulate -- [options]
 
@@ -14,6 +21,10 @@ Options:
   --vehicles <n>        vehicles in total, at least ${MIN_FLEET} (default 72)
   --interval-ms <ms>    milliseconds between two samples of a vehicle (default 2000)
   --seed <seed>         seed of the simulation (default 1); the same seed replays the same fleet
+  --protocol <name>     native (JSON over HTTP, the default), osmand (emulated Traccar Client
+                        phones) or teltonika (emulated Teltonika Codec 8 Extended trackers)
+  --teltonika <h:p>     Teltonika gateway (default: the API host, port ${TELTONIKA_PORT} as TELTONIKA_PORT)
+  --osmand <h:p>        OsmAnd gateway (default: the API host, port ${OSMAND_PORT} as OSMAND_PORT)
   -h, --help            show this help
 
 Environment: ADMIN_TOKEN (admin token), LOG_LEVEL (pino level, default info).`;
@@ -33,6 +44,10 @@ export const cliOptionsSchema = z.object({
     .default('1')
     .transform((s) => (/^-?\d+$/.test(s) ? Number(s) : s)),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset means native; the device gateways' addresses matter only for their protocol. */
+  protocol: z.enum(SIM_PROTOCOLS).optional(),
+  teltonika: hostPortSchema.optional(),
+  osmand: hostPortSchema.optional(),
 });
 
 export type CliOptions = z.output<typeof cliOptionsSchema>;
@@ -54,6 +69,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         vehicles: { type: 'string' },
         'interval-ms': { type: 'string' },
         seed: { type: 'string' },
+        protocol: { type: 'string' },
+        teltonika: { type: 'string' },
+        osmand: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -69,6 +87,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     intervalMs: values['interval-ms'],
     seed: values.seed,
     logLevel: env.LOG_LEVEL || undefined,
+    protocol: values.protocol,
+    teltonika: values.teltonika,
+    osmand: values.osmand,
   });
   if (!parsed.success) {
     return { help: false, error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };

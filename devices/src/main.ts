@@ -48,6 +48,9 @@ try {
     intervalMs: options.intervalMs,
     seed: options.seed,
     logger: log,
+    protocol: options.protocol,
+    teltonika: options.teltonika,
+    osmand: options.osmand,
   });
   if (stopping) await simulator.stop();
 } catch (err) {

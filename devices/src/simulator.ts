@@ -1,13 +1,24 @@
 import type { Logger } from '@vigia/core';
-import { createLogger } from '@vigia/core';
+import { configSchema, createLogger } from '@vigia/core';
 import { z } from 'zod';
 import { HttpError } from './api/http.js';
 import { registerRoster, rotateDeviceToken } from './api/registry-registration.js';
 import { type Clock, systemClock } from './clock.js';
+import { type HostPort, hostPortSchema } from './emulators/host-port.js';
+import { OsmandUplink } from './emulators/osmand/osmand-uplink.js';
+import {
+  type EmulatorProfile,
+  loadEmulatorProfile,
+  type OsmandProfile,
+  type TeltonikaProfile,
+} from './emulators/profiles/emulator-profile.js';
+import { alignDeviceRegistrations, protocolIdentity, SIM_PROTOCOLS } from './emulators/protocol-devices.js';
+import { TeltonikaUplink } from './emulators/teltonika/teltonika-uplink.js';
 import { Fleet } from './fleet/fleet.js';
 import { MIN_FLEET } from './fleet/fleet-split.js';
 import { buildRoster } from './fleet/roster.js';
 import { DeviceUplink } from './streaming/device-uplink.js';
+import type { TelemetryUplink } from './streaming/telemetry-uplink.js';
 
 const isLogger = (v: unknown): v is Logger =>
   typeof v === 'object' &&
@@ -34,6 +45,15 @@ export const simulatorOptionsSchema = z.object({
   clock: z.custom<Clock>(isClock, 'an object with now()').optional(),
   /** How long to keep retrying registration while the server is unreachable or overloaded. */
   registrationTimeoutMs: z.number().int().min(0).default(120_000),
+  /**
+   * How the devices talk: `native` (JSON over HTTP with device tokens), or as emulated Traccar
+   * Client phones (`osmand`) or Teltonika Codec 8 Extended trackers (`teltonika`).
+   */
+  protocol: z.enum(SIM_PROTOCOLS).default('native'),
+  /** Teltonika gateway; default: the API's host and the server's default TELTONIKA_PORT. */
+  teltonika: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
+  /** OsmAnd gateway; default: the API's host and the server's default OSMAND_PORT. */
+  osmand: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
 });
 
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
@@ -61,7 +81,19 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
 
   const roster = buildRoster(options.vehicles, clock.now());
   const tokens = await withRetries(() => registerRoster(api, roster), options.registrationTimeoutMs, log);
+  const identities = new Map(roster.entries.map((e) => [e.device.id, protocolIdentity(e, options.protocol)]));
+  await withRetries(() => alignDeviceRegistrations(api, identities), options.registrationTimeoutMs, log);
   const fleet = new Fleet(roster, { seed: options.seed, startMs: clock.now() });
+  const apiHost = new URL(options.apiUrl).hostname.replace(/^\[|\]$/g, '');
+  const gateway = (given: HostPort | undefined, port: number): HostPort => given ?? { host: apiHost, port };
+  const teltonika = gateway(options.teltonika, configSchema.shape.TELTONIKA_PORT.parse(undefined));
+  const osmand = gateway(options.osmand, configSchema.shape.OSMAND_PORT.parse(undefined));
+  const profiles = new Map<string, EmulatorProfile>();
+  const profileOf = (name: string) => {
+    const profile = profiles.get(name) ?? loadEmulatorProfile(name);
+    profiles.set(name, profile);
+    return profile;
+  };
 
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
@@ -69,16 +101,35 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
     const entry = roster.entries[i];
     if (!entry) throw new Error('Fleet and roster out of step');
     const deviceId = entry.device.id;
-    const token = tokens.get(deviceId);
-    if (!token) throw new Error(`No token for device ${deviceId}`);
-    const uplink = new DeviceUplink({
-      ingestUrl,
-      deviceId,
-      identifier: entry.device.identifier,
-      token,
-      log,
-      renewToken: () => rotateDeviceToken(api, deviceId),
-    });
+    const identity = identities.get(deviceId);
+    if (!identity) throw new Error(`No protocol identity for device ${deviceId}`);
+    let uplink: TelemetryUplink;
+    if (identity.protocol === 'teltonika') {
+      uplink = new TeltonikaUplink({
+        ...teltonika,
+        imei: identity.identifier,
+        profile: profileOf(identity.profile as string) as TeltonikaProfile,
+        log,
+      });
+    } else if (identity.protocol === 'osmand') {
+      uplink = new OsmandUplink({
+        baseUrl: `http://${osmand.host.includes(':') ? `[${osmand.host}]` : osmand.host}:${osmand.port}`,
+        identifier: identity.identifier,
+        profile: profileOf(identity.profile as string) as OsmandProfile,
+        log,
+      });
+    } else {
+      const token = tokens.get(deviceId);
+      if (!token) throw new Error(`No token for device ${deviceId}`);
+      uplink = new DeviceUplink({
+        ingestUrl,
+        deviceId,
+        identifier: entry.device.identifier,
+        token,
+        log,
+        renewToken: () => rotateDeviceToken(api, deviceId),
+      });
+    }
     // Devices are spread evenly over the interval, as real trackers' clocks are not in step.
     let nextAt = Date.now() + (options.intervalMs * i) / fleet.vehicles.length;
     const tick = () => {
@@ -111,7 +162,16 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   }, STATS_LOG_INTERVAL_MS);
   statsTimer.unref();
 
-  log.info({ vehicles: fleet.vehicles.length, intervalMs: options.intervalMs, ingestUrl }, 'simulated fleet streaming');
+  const target =
+    options.protocol === 'teltonika'
+      ? { teltonika: `${teltonika.host}:${teltonika.port}` }
+      : options.protocol === 'osmand'
+        ? { osmand: `${osmand.host}:${osmand.port}` }
+        : { ingestUrl };
+  log.info(
+    { vehicles: fleet.vehicles.length, intervalMs: options.intervalMs, protocol: options.protocol, ...target },
+    'simulated fleet streaming',
+  );
   let stopping: Promise<void> | undefined;
   return {
     vehicles: fleet.vehicles.length,
@@ -123,6 +183,7 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
         timers.clear();
         abort.abort();
         await Promise.allSettled(uplinks.map((u) => u.whenIdle()));
+        await Promise.allSettled(uplinks.map((u) => u.close()));
         log.info('simulated fleet stopped');
       })();
       return stopping;

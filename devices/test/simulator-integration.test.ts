@@ -64,7 +64,15 @@ describe('the simulator against the real system', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
-    sys = await startSystem({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO: 'off', LOG_LEVEL: 'silent' });
+    sys = await startSystem({
+      PORT: '0',
+      OSMAND_PORT: '0',
+      TELTONIKA_PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO: 'off',
+      LOG_LEVEL: 'silent',
+    });
   });
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import type { Logger, TelemetryInput } from '@vigia/core';
 import { z } from 'zod';
 import { HttpError, httpErrorFrom, joinUrl, requestJson } from '../api/http.js';
+import type { TelemetryUplink, UplinkStats } from './telemetry-uplink.js';
 
 const ingestResultSchema = z.looseObject({
   accepted: z.number().int().min(0),
@@ -19,14 +20,7 @@ const TOKEN_ROTATION_MIN_GAP_MS = 60_000;
 /** Log every Nth consecutive failure of a device at warn level (the rest at debug). */
 const LOG_EVERY_NTH_FAILURE = 30;
 
-export interface UplinkStats {
-  sent: number;
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  failedRequests: number;
-  dropped: number;
-}
+export type { UplinkStats } from './telemetry-uplink.js';
 
 export interface DeviceUplinkOptions {
   ingestUrl: string;
@@ -46,7 +40,7 @@ export interface DeviceUplinkOptions {
  * server's Retry-After, or exponential backoff with jitter) and sends the backlog later in one
  * batch; re-sent records that were in fact stored come back as duplicates, which is fine.
  */
-export class DeviceUplink {
+export class DeviceUplink implements TelemetryUplink {
   readonly stats: UplinkStats = { sent: 0, accepted: 0, duplicates: 0, rejected: 0, failedRequests: 0, dropped: 0 };
   private backlog: TelemetryInput[] = [];
   private inFlight: Promise<void> | undefined;
@@ -80,6 +74,11 @@ export class DeviceUplink {
 
   /** Resolves when no request is in flight (it does not start one). */
   async whenIdle(): Promise<void> {
+    await this.inFlight;
+  }
+
+  /** Nothing to release: each request opens and closes its own connection. */
+  async close(): Promise<void> {
     await this.inFlight;
   }
 

@@ -1,0 +1,119 @@
+import type { Config, Logger } from '@vigia/core';
+import type { BatchWriter } from '../batch-writer.js';
+import type { DeviceDirectory } from '../device-directory.js';
+import type { GatewayContext } from './gateway-context.js';
+import { type GatewayLimitsInput, gatewayLimitsSchema } from './gateway-limits.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { startOsmandGateway } from './osmand/osmand-server.js';
+import { RecordSink } from './pipeline/record-sink.js';
+import { ProfileRegistry } from './profiles/profile-registry.js';
+import { startTeltonikaTcpGateway } from './teltonika/tcp-server.js';
+import { startTeltonikaUdpGateway } from './teltonika/udp-server.js';
+
+export { type GatewayLimits, type GatewayLimitsInput, gatewayLimitsSchema } from './gateway-limits.js';
+export {
+  type Channel,
+  GatewayMetrics,
+  type GatewayProtocol,
+  type GatewayTransport,
+} from './metrics/gateway-metrics.js';
+export { type OsmAndParse, type OsmAndPosition, parseOsmandJson, parseOsmandQuery } from './osmand/osmand-request.js';
+export { parseOsmandTimestamp } from './osmand/osmand-timestamp.js';
+export { type DeviceAccess, resolveDevice } from './pipeline/device-access.js';
+export { type DecodedRecord, RecordSink, type SinkOutcome } from './pipeline/record-sink.js';
+export { type BuiltRecord, buildTelemetry, type DecodedFix } from './pipeline/telemetry-builder.js';
+export { type MappedFields, mapProfileFields, type RawValue, readField } from './profiles/field-mapping.js';
+export { ProfileRegistry, type ProfileResolution, SHIPPED_PROFILES_DIR } from './profiles/profile-registry.js';
+export {
+  type DeviceProfile,
+  deviceProfileSchema,
+  type FieldMapping,
+  PROFILE_FIELDS,
+  type ProfileField,
+} from './profiles/profile-schema.js';
+export { decodeAvlData } from './teltonika/avl-decoder.js';
+export { encodeAvlData, encodeImeiHandshake, encodeTcpFrame } from './teltonika/avl-encoder.js';
+export * from './teltonika/avl-record.js';
+export { avlRecordToDecoded } from './teltonika/avl-to-telemetry.js';
+export { crc16Ibm } from './teltonika/crc16.js';
+export { type TeltonikaErrorCode, TeltonikaProtocolError } from './teltonika/protocol-error.js';
+export { encodeRecordCountAck, imeiSchema, scanFrame, scanHandshake } from './teltonika/tcp-frame.js';
+export { decodeUdpDatagram, encodeUdpAck, encodeUdpDatagram, type UdpAvlDatagram } from './teltonika/udp-datagram.js';
+
+export interface ProtocolGatewayDeps {
+  /** Ports (0 = any free port), the listen host, and the future-time limit shared with the HTTP path. */
+  config: Pick<Config, 'OSMAND_PORT' | 'TELTONIKA_PORT' | 'INGEST_MAX_FUTURE_SKEW_S' | 'HOST'>;
+  log: Logger;
+  devices: DeviceDirectory;
+  /** Must stay open until `close()` has resolved: in-flight packets are written through it. */
+  writer: BatchWriter;
+  /** Overrides `config.HOST`. */
+  host?: string;
+  /** Timeouts and size limits; the defaults suit real devices. */
+  limits?: GatewayLimitsInput;
+  /** Device profiles; default: the shipped ones in `ingest/profiles/`. */
+  profiles?: ProfileRegistry;
+}
+
+export interface RunningProtocolGateways {
+  osmandPort: number;
+  /** Teltonika over TCP. */
+  teltonikaPort: number;
+  /** Teltonika over UDP: `TELTONIKA_PORT` too (a different port only when that is 0). */
+  teltonikaUdpPort: number;
+  /** Counters of accepted records and of every kind of bad input; `toPrometheus()` for `GET /metrics`. */
+  metrics: GatewayMetrics;
+  profiles: ProfileRegistry;
+  /** Stops accepting, lets in-flight packets and requests be stored and acknowledged, then closes connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the device protocol gateways — OsmAnd over HTTP on `OSMAND_PORT`, Teltonika Codec 8 /
+ * 8 Extended / 16 over TCP and UDP on `TELTONIKA_PORT` — feeding the same `BatchWriter` as
+ * `POST /v1/telemetry`. A device is acknowledged only after `BatchWriter.write` resolved, i.e.
+ * after the transaction holding its records committed. Close the gateways before the writer.
+ */
+export async function startProtocolGateways(deps: ProtocolGatewayDeps): Promise<RunningProtocolGateways> {
+  const limits = gatewayLimitsSchema.parse(deps.limits ?? {});
+  const profiles = deps.profiles ?? ProfileRegistry.load();
+  const metrics = new GatewayMetrics([
+    { protocol: 'osmand', transport: 'http' },
+    { protocol: 'teltonika', transport: 'tcp' },
+    { protocol: 'teltonika', transport: 'udp' },
+  ]);
+  const log = deps.log.child({ component: 'gateways' });
+  const ctx: GatewayContext = {
+    devices: deps.devices,
+    profiles,
+    metrics,
+    log,
+    limits,
+    sink: new RecordSink({ writer: deps.writer, metrics, log, maxFutureSkewS: deps.config.INGEST_MAX_FUTURE_SKEW_S }),
+  };
+  const host = deps.host ?? deps.config.HOST;
+  const started: { close(): Promise<void> }[] = [];
+  try {
+    const osmand = await startOsmandGateway(ctx, { host, port: deps.config.OSMAND_PORT });
+    started.push(osmand);
+    const tcp = await startTeltonikaTcpGateway(ctx, { host, port: deps.config.TELTONIKA_PORT });
+    started.push(tcp);
+    const udp = await startTeltonikaUdpGateway(ctx, { host, port: deps.config.TELTONIKA_PORT });
+    started.push(udp);
+    let closing: Promise<void> | undefined;
+    return {
+      osmandPort: osmand.port,
+      teltonikaPort: tcp.port,
+      teltonikaUdpPort: udp.port,
+      metrics,
+      profiles,
+      close() {
+        closing ??= Promise.all(started.map((s) => s.close())).then(() => undefined);
+        return closing;
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled(started.map((s) => s.close()));
+    throw err;
+  }
+}
