@@ -118,6 +118,8 @@ describe('faults', () => {
     const spoolDir = join(dataDir, 'spool');
     const sys = await startSystem({
       PORT: '0',
+      OSMAND_PORT: '0',
+      TELTONIKA_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'off',

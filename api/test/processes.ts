@@ -20,7 +20,15 @@ export interface ChildSystem {
 export async function spawnSystem(entry: string, env: Record<string, string>): Promise<ChildSystem> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [entry], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      OSMAND_PORT: '0',
+      TELTONIKA_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

@@ -22,6 +22,8 @@ export async function startTestSystem(
   const sys = await startSystem(
     {
       PORT: '0',
+      OSMAND_PORT: '0',
+      TELTONIKA_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'off',

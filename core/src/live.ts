@@ -69,5 +69,7 @@ export const busMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('violation'), violations: z.array(liveViolationSchema) }),
   /** A device changed (token rotated, retired, moved): caches keyed by these identifiers drop them. */
   z.object({ type: z.literal('device-changed'), identifiers: z.array(z.string()) }),
+  /** Registry records changed: the rule engine reloads its registry. */
+  z.object({ type: z.literal('registry-changed'), collection: z.string() }),
 ]);
 export type BusMessage = z.infer<typeof busMessageSchema>;

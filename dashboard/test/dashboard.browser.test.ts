@@ -60,6 +60,8 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-dashboard-test-'));
     sys = await startSystem({
       PORT: '0',
+      OSMAND_PORT: '0',
+      TELTONIKA_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'on',

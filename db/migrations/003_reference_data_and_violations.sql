@@ -106,7 +106,10 @@ CREATE TABLE violations (
   vehicle_id     text NOT NULL,
   plate          text,
   operator_id    text,
+  permit_number  text,
   driver_id      text,
+  variant        text,                      -- the rule's sub-case, e.g. vehicle-withdrawn
+  phase          text NOT NULL DEFAULT 'ongoing' CHECK (phase IN ('ongoing', 'final')),
   started_at     timestamptz NOT NULL,
   ended_at       timestamptz,
   detected_at    timestamptz NOT NULL DEFAULT now(),

@@ -15,8 +15,11 @@ export interface BatchWriterOptions {
   maxPending: number;
   /** Transactions in flight at once (1 for PGlite, which has one connection). */
   concurrency: number;
-  /** Called after each commit with the records that advanced their vehicle's live state. */
-  onCommitted(advanced: Telemetry[]): void;
+  /**
+   * Called after each commit with the records it stored and, of those, the ones that advanced
+   * their vehicle's live state.
+   */
+  onCommitted(batch: { accepted: Telemetry[]; advanced: Telemetry[] }): void;
   /** Where accepted records wait while the database is unreachable; none = answer 503 instead. */
   spool?: TelemetrySpool;
   /** How often the spool is tried against the database. */
@@ -119,9 +122,9 @@ export class BatchWriter {
       return;
     }
     try {
-      const { outcomes, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
+      const { outcomes, accepted, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
       for (const [i, p] of batch.entries()) p.settle(outcomes[i] ?? 'duplicate');
-      if (advanced.length > 0) this.opts.onCommitted(advanced);
+      if (accepted.length > 0) this.opts.onCommitted({ accepted, advanced });
     } catch (err) {
       if (spool && isDatabaseUnavailable(err)) {
         this.opts.log.warn(
@@ -165,8 +168,8 @@ export class BatchWriter {
       try {
         for (let i = 0; i < segment.records.length; i += this.opts.maxRecords) {
           const chunk = segment.records.slice(i, i + this.opts.maxRecords);
-          const { advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, chunk));
-          if (advanced.length > 0) this.opts.onCommitted(advanced);
+          const { accepted, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, chunk));
+          if (accepted.length > 0) this.opts.onCommitted({ accepted, advanced });
         }
       } catch (err) {
         this.opts.log.debug({ err, code: 'SPOOL_REPLAY_DEFERRED' }, 'database still unreachable');

@@ -1,10 +1,17 @@
 export { resolveAdminToken } from './admin-token.js';
 export { BatchWriter } from './batch-writer.js';
 export { DeviceDirectory, type DeviceEntry } from './device-directory.js';
+export {
+  GatewayMetrics,
+  ProfileRegistry,
+  type RunningProtocolGateways,
+  startProtocolGateways,
+} from './gateways/index.js';
 export { haversineM } from './geo.js';
 export { type RunningIngest, startIngestProcess } from './ingest-process.js';
 export type { IngestResponse, RejectedRecord } from './ingest-routes.js';
 export { createIngestService, type IngestService, toFleetUpdate } from './ingest-service.js';
+export { RulePipeline } from './rules/rule-pipeline.js';
 export { createServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 export { MAX_SAMPLE_GAP_S, storeTelemetry } from './telemetry-store.js';
 export { createTokenResolver } from './token-resolver.js';

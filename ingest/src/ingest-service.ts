@@ -5,13 +5,21 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BatchWriter } from './batch-writer.js';
 import { DeviceDirectory, type DeviceEntry } from './device-directory.js';
+import { registerDispatchRoutes } from './dispatch-routes.js';
+import { type RunningProtocolGateways, startProtocolGateways } from './gateways/index.js';
 import { registerIngestRoutes } from './ingest-routes.js';
+import { RulePipeline } from './rules/rule-pipeline.js';
 import { TelemetrySpool } from './spool/telemetry-spool.js';
 import { createTokenResolver } from './token-resolver.js';
 
 export interface IngestService {
+  /** The device protocol gateways, once `register` has started them. */
+  gateways(): RunningProtocolGateways | undefined;
   devices: DeviceDirectory;
   writer: BatchWriter;
+  rules: RulePipeline;
+  /** Loads what the live rules need; before the first record. */
+  start(): Promise<void>;
   resolveToken: TokenResolver;
   register(app: FastifyInstance): Promise<void>;
   /** Stops taking records and waits until every accepted one is written. */
@@ -63,6 +71,8 @@ export function createIngestService(deps: {
   const unsubscribe = bus.subscribe((message) => {
     if (message.type === 'device-changed') devices.invalidate(message.identifiers);
   });
+  let gateways: RunningProtocolGateways | undefined;
+  const rules = new RulePipeline({ db, bus, log, packOf: (vehicleId) => devices.vehicle(vehicleId)?.pack });
   const writer = new BatchWriter({
     db,
     log,
@@ -71,7 +81,8 @@ export function createIngestService(deps: {
     maxWaitMs: config.INGEST_BATCH_MAX_WAIT_MS,
     maxPending: config.INGEST_MAX_PENDING_RECORDS,
     concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
-    onCommitted(advanced) {
+    onCommitted({ accepted, advanced }) {
+      rules.onStored(accepted);
       const updates = advanced.flatMap((r) => {
         const v = devices.vehicle(r.vehicleId);
         return v ? [toFleetUpdate(r, v)] : [];
@@ -83,19 +94,33 @@ export function createIngestService(deps: {
   });
 
   return {
+    gateways: () => gateways,
     devices,
     writer,
+    rules,
+    start: () => rules.start(),
     resolveToken,
-    register: (app) =>
-      registerIngestRoutes(app, {
+    register: async (app) => {
+      await registerDispatchRoutes(app, { db, rules, resolveToken });
+      // The device protocols on their own ports, and their counters for Prometheus.
+      gateways = await startProtocolGateways({ config, log, devices, writer });
+      const metrics = gateways.metrics;
+      app.get('/metrics', async (_req, reply) =>
+        reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(metrics.toPrometheus()),
+      );
+      await registerIngestRoutes(app, {
         writer,
         devices,
         resolveToken,
         bodyLimit: config.INGEST_BODY_LIMIT_BYTES,
         maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S,
-      }),
+      });
+    },
     async close() {
+      // Gateways first: they finish the packets in flight (and ACK them) before the writer closes.
+      await gateways?.close();
       await writer.close();
+      await rules.close();
       unsubscribe();
     },
   };

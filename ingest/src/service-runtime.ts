@@ -28,6 +28,7 @@ export async function createServiceRuntime(config: Config, name: string): Promis
   const { db } = await openDatabase(config, log);
   const bus = createBus(config.REDIS_URL, config.REDIS_PREFIX, log);
   const ingest = createIngestService({ db, bus, config, adminToken: admin.token, log });
+  await ingest.start();
   const app = createHttpServer({
     log,
     checks: [

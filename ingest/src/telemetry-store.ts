@@ -23,6 +23,8 @@ interface LiveRow {
 
 export interface StoredBatch {
   outcomes: WriteOutcome[];
+  /** The records stored by this batch (not the duplicates), in the order given. */
+  accepted: Telemetry[];
   /** Per vehicle, the record that became its live state in this batch. */
   advanced: Telemetry[];
 }
@@ -137,5 +139,5 @@ export async function storeTelemetry(tx: Queryable, records: readonly Telemetry[
       lc((r) => r.ignition),
     ]);
   }
-  return { outcomes, advanced };
+  return { outcomes, accepted: records.filter((_, i) => outcomes[i] === 'accepted'), advanced };
 }

@@ -43,7 +43,11 @@ function registerCollection<S extends z.ZodObject>(
 ): void {
   const base = `/v1/${store.spec.name}`;
   const present = hooks.present ?? ((r: Row) => r);
-  const changed = hooks.changed ?? (async () => {});
+  // Every change reaches the rule engines (they judge against the registry); some collections add more.
+  const changed = async (rows: Row[]) => {
+    await hooks.changed?.(rows);
+    await deps.bus.publish({ type: 'registry-changed', collection: store.spec.name });
+  };
   const idParam = (params: unknown) => (params as { id: string }).id;
 
   app.get(base, async (req) => {
@@ -139,6 +143,7 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
     }
     const { records, lines, skipped } = stopsFromGtfs(text, source);
     const rows = await withLines(() => stops.upsert(principal, records), lines);
+    await deps.bus.publish({ type: 'registry-changed', collection: 'stops' });
     return reply.code(201).send({ imported: rows.length, skipped });
   });
   // GeoJSON FeatureCollections; `?pack=` fills the pack of features that do not say it.
@@ -151,6 +156,7 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
       const pack = (req.query as { pack?: unknown }).pack;
       const records = recordsFromFeatures(req.body, typeof pack === 'string' ? { pack } : {});
       const rows = await target.upsert(principal, records);
+      await deps.bus.publish({ type: 'registry-changed', collection: target.spec.name });
       return reply.code(201).send({ imported: rows.length, items: rows });
     });
   }
@@ -168,6 +174,7 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
       () => vehicles.create(principal, records),
       records.map((_, i) => i + 2),
     );
+    await deps.bus.publish({ type: 'registry-changed', collection: 'vehicles' });
     return reply.code(201).send({ imported: rows.length, items: rows.map(presentVehicle) });
   });
 }

@@ -61,6 +61,8 @@ async function main() {
       DATABASE_URL: scratch.url,
       ADMIN_TOKEN,
       PORT: '0',
+      OSMAND_PORT: '0',
+      TELTONIKA_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       INGEST_MAX_PENDING_RECORDS: '1000000',

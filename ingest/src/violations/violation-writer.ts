@@ -16,7 +16,12 @@ export interface ViolationUpsert {
   vehicleId: string;
   plate: string | null;
   operatorId: string | null;
+  permitNumber: string | null;
   driverId: string | null;
+  /** The rule's sub-case when it has several. */
+  variant: string | null;
+  /** `ongoing` while the event may still grow, `final` once it is over. */
+  phase: 'ongoing' | 'final';
   startedAt: Date;
   endedAt: Date | null;
   lat: number | null;
@@ -57,7 +62,10 @@ export async function upsertViolations(tx: Queryable, items: readonly ViolationU
     vehicle_id: v.vehicleId,
     plate: v.plate,
     operator_id: v.operatorId,
+    permit_number: v.permitNumber,
     driver_id: v.driverId,
+    variant: v.variant,
+    phase: v.phase,
     started_at: v.startedAt.toISOString(),
     ended_at: v.endedAt?.toISOString() ?? null,
     lat: v.lat,
@@ -72,16 +80,18 @@ export async function upsertViolations(tx: Queryable, items: readonly ViolationU
   }));
   const { rows: stored } = await tx.query<StoredRow>(
     `INSERT INTO violations (id, event_key, rule_id, pack, legal_basis, description, description_en, vehicle_id, plate,
-       operator_id, driver_id, started_at, ended_at, lat, lon, place, confidence, measured, penalty, recidivism,
-       evidence_from, evidence_to)
+       operator_id, permit_number, driver_id, variant, phase, started_at, ended_at, lat, lon, place, confidence,
+       measured, penalty, recidivism, evidence_from, evidence_to)
      SELECT 'vio_' || left(md5(r.event_key), 20), r.event_key, r.rule_id, r.pack, r.legal_basis, r.description,
-       r.description_en, r.vehicle_id, r.plate, r.operator_id, r.driver_id, r.started_at, r.ended_at, r.lat, r.lon,
-       r.place, r.confidence, r.measured, r.penalty, r.recidivism, r.evidence_from, r.evidence_to
+       r.description_en, r.vehicle_id, r.plate, r.operator_id, r.permit_number, r.driver_id, r.variant, r.phase,
+       r.started_at, r.ended_at, r.lat, r.lon, r.place, r.confidence, r.measured, r.penalty, r.recidivism,
+       r.evidence_from, r.evidence_to
      FROM jsonb_populate_recordset(NULL::violations, $1::jsonb) AS r
      ON CONFLICT (event_key) DO UPDATE SET
        ended_at = EXCLUDED.ended_at, lat = EXCLUDED.lat, lon = EXCLUDED.lon, place = EXCLUDED.place,
        confidence = EXCLUDED.confidence, measured = EXCLUDED.measured, penalty = EXCLUDED.penalty,
-       recidivism = EXCLUDED.recidivism, driver_id = EXCLUDED.driver_id,
+       recidivism = EXCLUDED.recidivism, driver_id = EXCLUDED.driver_id, phase = EXCLUDED.phase,
+       variant = EXCLUDED.variant,
        evidence_from = least(violations.evidence_from, EXCLUDED.evidence_from),
        evidence_to = greatest(violations.evidence_to, EXCLUDED.evidence_to), updated_at = now()
      RETURNING id, event_key, (xmax = 0) AS inserted, status, detected_at`,

@@ -1,0 +1,238 @@
+import type { Bus, Pack, Telemetry } from '@vigia/core';
+import type { Database, Queryable } from '@vigia/db';
+import {
+  createRuleEngine,
+  type DispatchRecordInput,
+  type PackConfigs,
+  type PriorViolation,
+  type RuleEngine,
+  type ViolationEvent,
+} from '@vigia/rules';
+import type { Logger } from 'pino';
+import { upsertViolations, type ViolationUpsert } from '../violations/violation-writer.js';
+import { loadRegistry } from './registry-loader.js';
+
+/** The widest recidivism window of any pack (DF Art. 53: 2 years), with a margin. */
+const PRIOR_WINDOW_DAYS = 800;
+
+/**
+ * The live rules: every stored sample goes through the rule engine, in the order it was
+ * stored; the events the engine raises are priced with their recidivism (from the violations
+ * already stored), upserted by event key, and pushed on the bus. Work is serialised: one batch
+ * at a time, so a vehicle's samples reach the engine in order and its events are written in
+ * order. The registry is reloaded when it changes.
+ *
+ * Each vehicle's state lives in the process that stores its samples: with several ingest
+ * processes, a vehicle's device must keep talking to one of them (a TCP connection does; HTTP
+ * needs the load balancer to hash on the device). Documented in the README.
+ */
+export class RulePipeline {
+  private engine: RuleEngine | undefined;
+  private queue: (() => Promise<void>)[] = [];
+  private running: Promise<void> | undefined;
+  private reloadTimer: NodeJS.Timeout | undefined;
+  private readonly flushTimer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly deps: {
+      db: Database;
+      bus: Bus;
+      log: Logger;
+      packs?: PackConfigs;
+      packOf: (vehicleId: string) => Pack | undefined;
+    },
+  ) {
+    this.unsubscribe = deps.bus.subscribe((m) => {
+      if (m.type === 'registry-changed') this.scheduleReload();
+    });
+    // Vehicles that fall silent still have their events finished (e.g. a trip that ends with the device off).
+    this.flushTimer = setInterval(
+      () => this.enqueue(async () => this.persist(this.engine?.flush(Date.now()) ?? [])),
+      30_000,
+    );
+    this.flushTimer.unref();
+  }
+
+  async start(): Promise<void> {
+    const registry = await loadRegistry(this.deps.db, this.deps.log);
+    this.engine = createRuleEngine({ registry, ...(this.deps.packs ? { packs: this.deps.packs } : {}) });
+  }
+
+  private scheduleReload(): void {
+    if (this.reloadTimer) return;
+    // Imports change thousands of records at once: one reload for the burst.
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      this.enqueue(async () => {
+        const registry = await loadRegistry(this.deps.db, this.deps.log);
+        this.engine?.setRegistry(registry);
+      });
+    }, 300);
+  }
+
+  /** Samples just committed (in the order they were stored). */
+  onStored(samples: readonly Telemetry[]): void {
+    this.enqueue(async () => {
+      const engine = this.engine;
+      if (!engine) return;
+      const events: ViolationEvent[] = [];
+      for (const s of samples) {
+        const pack = this.deps.packOf(s.vehicleId);
+        events.push(...engine.ingest(s, pack ? { pack } : {}));
+      }
+      await this.persist(events);
+    });
+  }
+
+  onDispatches(records: readonly DispatchRecordInput[]): Promise<void> {
+    return this.enqueue(async () => {
+      const engine = this.engine;
+      if (!engine) return;
+      await this.persist(records.flatMap((r) => engine.ingestDispatch(r)));
+    });
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    return new Promise((resolve) => {
+      this.queue.push(async () => {
+        try {
+          await job();
+        } catch (err) {
+          this.deps.log.error({ err, code: 'RULE_PIPELINE_FAILED' }, 'rule evaluation failed');
+        } finally {
+          resolve();
+        }
+      });
+      this.running ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    for (let job = this.queue.shift(); job; job = this.queue.shift()) await job();
+    this.running = undefined;
+  }
+
+  /** Prices the events with their recidivism, stores them, withdraws cleared alerts, pushes them live. */
+  private async persist(events: readonly ViolationEvent[]): Promise<void> {
+    const engine = this.engine;
+    if (!engine || events.length === 0) return;
+    const upserts = events.filter((e) => e.type !== 'withdrawn');
+    const withdrawn = events.filter((e) => e.type === 'withdrawn');
+    const live = await this.deps.db.transaction(async (tx) => {
+      const priors = await priorViolations(tx, upserts);
+      const rows: ViolationUpsert[] = upserts.map(({ violation: v }) => {
+        const others = priors.filter((p) => p.key !== v.key);
+        const recidivism = engine.assessRecidivism(
+          {
+            key: v.key,
+            ruleId: v.ruleId,
+            pack: v.pack,
+            startedAt: v.startedAt,
+            vehicleId: v.vehicleId,
+            operatorId: v.operatorId,
+            permitNumber: v.permitNumber,
+            penalty: { group: v.penalty.group, amountBrl: v.penalty.amountBrl },
+          },
+          others,
+        );
+        return {
+          eventKey: v.key,
+          ruleId: v.ruleId,
+          pack: v.pack,
+          legalBasis: [...v.legalBasis],
+          description: v.description.pt,
+          descriptionEn: v.description.en,
+          vehicleId: v.vehicleId,
+          plate: v.plate,
+          operatorId: v.operatorId,
+          permitNumber: v.permitNumber,
+          driverId: v.driverId,
+          variant: v.variant,
+          phase: v.phase,
+          startedAt: v.startedAt,
+          endedAt: v.endedAt,
+          lat: v.lat,
+          lon: v.lon,
+          place: v.place,
+          confidence: v.confidence,
+          measured: { ...v.measured },
+          penalty: {
+            ...v.penalty,
+            baseAmountBrl: v.penalty.amountBrl,
+            amountBrl: recidivism.amountBrl,
+            escalation: recidivism.escalation,
+          },
+          recidivism: { ...recidivism },
+          evidenceFrom: v.evidence.from,
+          evidenceTo: v.evidence.to,
+        };
+      });
+      const stored = await upsertViolations(tx, rows);
+      for (const { violation, reason } of withdrawn) {
+        // A provisional alert the rule cleared (e.g. the Bandeira II trip ended at the airport).
+        await tx.query(
+          `WITH w AS (UPDATE violations SET status = 'dismissed', phase = 'final', updated_at = now()
+                      WHERE event_key = $1 AND status = 'open' RETURNING id)
+           INSERT INTO violation_reviews (violation_id, decision, reason, reviewer, from_status, to_status)
+           SELECT id, 'dismiss', $2, 'rule-engine', 'open', 'dismissed' FROM w`,
+          [violation.key, reason ?? 'cleared by the rule'],
+        );
+      }
+      return stored;
+    });
+    if (live.length > 0) {
+      await this.deps.bus.publish({ type: 'violation', violations: live }).catch((err: unknown) => {
+        this.deps.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'violations not pushed live');
+      });
+    }
+  }
+
+  /** Waits until everything queued so far is judged and stored. */
+  async idle(): Promise<void> {
+    await this.enqueue(async () => {});
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flushTimer);
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    this.unsubscribe();
+    await this.idle();
+  }
+}
+
+/** Earlier violations of the same operators, vehicles or permits, for recidivism. */
+async function priorViolations(tx: Queryable, events: readonly ViolationEvent[]): Promise<PriorViolation[]> {
+  if (events.length === 0) return [];
+  const operators = [...new Set(events.map((e) => e.violation.operatorId).filter((x): x is string => x !== null))];
+  const vehicles = [...new Set(events.map((e) => e.violation.vehicleId))];
+  const permits = [...new Set(events.map((e) => e.violation.permitNumber).filter((x): x is string => x !== null))];
+  const { rows } = await tx.query<{
+    event_key: string;
+    rule_id: PriorViolation['ruleId'];
+    pack: Pack;
+    grp: string | null;
+    started_at: Date;
+    vehicle_id: string;
+    operator_id: string | null;
+    permit_number: string | null;
+    status: PriorViolation['status'];
+  }>(
+    `SELECT event_key, rule_id, pack, penalty->>'group' AS grp, started_at, vehicle_id, operator_id, permit_number, status
+     FROM violations
+     WHERE started_at > now() - make_interval(days => $4::int)
+       AND (operator_id = ANY($1::text[]) OR vehicle_id = ANY($2::text[]) OR permit_number = ANY($3::text[]))`,
+    [operators, vehicles, permits, PRIOR_WINDOW_DAYS],
+  );
+  return rows.map((r) => ({
+    key: r.event_key,
+    ruleId: r.rule_id,
+    pack: r.pack,
+    group: r.grp,
+    occurredAt: new Date(r.started_at),
+    vehicleId: r.vehicle_id,
+    operatorId: r.operator_id,
+    permitNumber: r.permit_number,
+    status: r.status,
+  }));
+}
