@@ -208,6 +208,36 @@ describe('registry API', () => {
     expect(write.status).toBe(403);
   });
 
+  it('versions every record in time, from now or from the validFrom given at creation', async () => {
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
+    const v = await api<Vehicle>(sys, 'POST', '/v1/vehicles', {
+      plate: nextPlate(),
+      pack: 'df-taxi',
+      serviceType: 'taxi',
+      capacity: 4,
+      validFrom: weekAgo,
+    });
+    expect(v.status).toBe(201);
+    await api(sys, 'PATCH', `/v1/vehicles/${v.body.id}`, { capacity: 3 });
+    const { rows } = await sys.db.query<{ capacity: number; valid_from: Date; valid_to: Date | null }>(
+      `SELECT (record->>'capacity')::int AS capacity, valid_from, valid_to FROM registry_history
+       WHERE collection = 'vehicles' AND id = $1 ORDER BY valid_from`,
+      [v.body.id],
+    );
+    expect(rows.map((r) => r.capacity)).toEqual([4, 3]);
+    expect(rows[0]?.valid_from.toISOString()).toBe(weekAgo);
+    expect(rows[0]?.valid_to?.getTime()).toBe(rows[1]?.valid_from.getTime());
+    expect(rows[1]?.valid_to).toBeNull();
+    const future = await api<ErrorBody>(sys, 'POST', '/v1/vehicles', {
+      plate: nextPlate(),
+      pack: 'df-taxi',
+      serviceType: 'taxi',
+      capacity: 4,
+      validFrom: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expect(future.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
   it('reports readiness of the database and the bus', async () => {
     const ready = await api<{ status: string; checks: Record<string, string> }>(sys, 'GET', '/ready', undefined, null);
     expect(ready.status).toBe(200);

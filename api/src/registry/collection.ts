@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, generateToken, hashToken, type Principal, type TokenKind } from '@vigia/core';
 import type { Database, Queryable } from '@vigia/db';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { type Access, type ReadScope, requireRead, requireWrite } from './access.js';
 import { translateDbError } from './db-errors.js';
 
@@ -32,6 +32,12 @@ export interface CollectionSpec<S extends z.ZodObject> {
 export type Row = Record<string, unknown>;
 
 const MAX_BATCH = 50_000;
+
+/** When a created record came into force, if before now; at most ten years back. */
+const validFromSchema = z.iso
+  .datetime({ offset: true })
+  .refine((s) => Date.parse(s) <= Date.now() + 60_000, 'validFrom may not be in the future')
+  .refine((s) => Date.parse(s) >= Date.now() - 10 * 366 * 86_400_000, 'validFrom is at most ten years back');
 
 const base64url = (s: string) => Buffer.from(s).toString('base64url');
 const unbase64url = (s: string) => Buffer.from(s, 'base64url').toString();
@@ -140,6 +146,13 @@ export class CollectionStore<S extends z.ZodObject> {
     if (items.length > MAX_BATCH)
       throw new AppError('BATCH_TOO_LARGE', `At most ${MAX_BATCH} records per request`, 413);
     const issues: { index: number; path: string; message: string }[] = [];
+    const validFrom = items.map((item, index) => {
+      const raw = (item as { validFrom?: unknown } | null)?.validFrom;
+      if (raw === undefined || mode !== 'create' || Object.hasOwn(this.spec.columns, 'validFrom')) return undefined;
+      const r = validFromSchema.safeParse(raw);
+      if (!r.success) issues.push({ index, path: 'validFrom', message: r.error.issues[0]?.message ?? 'invalid' });
+      return r.success ? r.data : undefined;
+    });
     const parsed = items.map((item, index) => {
       const r = this.spec.createSchema.safeParse(item);
       if (!r.success) {
@@ -184,7 +197,12 @@ export class CollectionStore<S extends z.ZodObject> {
           tx,
           inserted.map((r) => r.id),
         );
-        await this.recordHistory(tx, fresh);
+        const byId = new Map(records.map((r, i) => [r.id, validFrom[i]]));
+        await this.recordHistory(
+          tx,
+          fresh,
+          fresh.map((r) => byId.get(r.id)),
+        );
         return fresh;
       });
       return { rows, tokens };
@@ -194,7 +212,12 @@ export class CollectionStore<S extends z.ZodObject> {
   }
 
   /** Closes each record's current version and opens the new one, in the caller's transaction. */
-  private async recordHistory(tx: Queryable, rows: Row[]): Promise<void> {
+  /**
+   * Closes each record's current version and opens the new one, in the caller's transaction.
+   * A new version is in force from now, or from the `validFrom` given at creation (a record
+   * that has been in force for a while: a fleet being on-boarded, a permit issued last year).
+   */
+  private async recordHistory(tx: Queryable, rows: Row[], validFrom: (string | undefined)[] = []): Promise<void> {
     if (rows.length === 0) return;
     await tx.query(
       'UPDATE registry_history SET valid_to = now() WHERE collection = $1 AND id = ANY($2::text[]) AND valid_to IS NULL',
@@ -202,8 +225,10 @@ export class CollectionStore<S extends z.ZodObject> {
     );
     await tx.query(
       `INSERT INTO registry_history (collection, id, valid_from, record)
-       SELECT $1, r->>'id', now(), r FROM jsonb_array_elements($2::jsonb) AS r`,
-      [this.spec.name, JSON.stringify(rows)],
+       SELECT $1, r->>'id', coalesce((v.valid_from)::timestamptz, now()), r
+       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(r, n)
+       LEFT JOIN unnest($3::text[]) WITH ORDINALITY AS v(valid_from, n) USING (n)`,
+      [this.spec.name, JSON.stringify(rows), rows.map((_, i) => validFrom[i] ?? null)],
     );
   }
 
