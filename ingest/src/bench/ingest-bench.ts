@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +16,8 @@ import { hashToken } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { encodeImeiHandshake, encodeTcpFrame } from '../gateways/teltonika/avl-encoder.js';
+import { type AvlRecord, CODEC_8_EXTENDED } from '../gateways/teltonika/avl-record.js';
 
 const DEVICES = 200;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -63,8 +66,9 @@ async function main() {
       PORT: '0',
       OSMAND_PORT: '0',
       TELTONIKA_PORT: '0',
-      HOST: '127.0.0.1',
+      // info: the start-up lines carry the gateway ports.
       LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
       INGEST_MAX_PENDING_RECORDS: '1000000',
       ...(process.env.INGEST_BATCH_MAX_WAIT_MS
         ? { INGEST_BATCH_MAX_WAIT_MS: process.env.INGEST_BATCH_MAX_WAIT_MS }
@@ -73,13 +77,17 @@ async function main() {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let url = '';
+  let teltonikaPort = 0;
   for await (const line of createInterface({ input: child.stdout! })) {
-    const entry = JSON.parse(line) as { msg?: string; url?: string };
+    const entry = JSON.parse(line) as { msg?: string; url?: string; port?: number };
+    if (entry.msg === 'Teltonika gateway listening (TCP)' && entry.port) teltonikaPort = entry.port;
     if (entry.msg === 'ingest service running' && entry.url) {
       url = entry.url;
       break;
     }
   }
+  // Keep draining the service's log so a full pipe never stalls it.
+  child.stdout?.resume();
   const db = new pg.Client({ connectionString: scratch.url });
   await db.connect();
   const tokens: string[] = [];
@@ -166,6 +174,88 @@ async function main() {
     await once(child, 'exit');
     await scratch.drop();
   }
+}
+
+/**
+ * Teltonika Codec 8 Extended over TCP: TELTONIKA_DEVICES devices connected at once, each sending
+ * packets of records and waiting for each packet's ACK (sent only once the records are durable).
+ */
+async function benchTeltonika(db: pg.Client, port: number, startMs: number): Promise<void> {
+  const devices = Number(process.env.BENCH_TELTONIKA_DEVICES ?? 1000);
+  const packets = 10;
+  const perPacket = 10;
+  const imei = (d: number) => `35${String(d).padStart(13, '0')}`;
+  await db.query(
+    `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
+     SELECT 'tv' || d, 'TLT' || lpad(d::text, 4, '0'), 'sp-fretamento', 'fretamento-continuo', 44, 'bench'
+     FROM generate_series(0, $1::int - 1) d`,
+    [devices],
+  );
+  await db.query(
+    `INSERT INTO devices (id, vehicle_id, identifier, protocol, token_hash)
+     SELECT 'td' || d, 'tv' || d, '35' || lpad(d::text, 13, '0'), 'teltonika', md5(random()::text)
+     FROM generate_series(0, $1::int - 1) d`,
+    [devices],
+  );
+  const record = (d: number, k: number): AvlRecord => ({
+    timestampMs: startMs + k * 1000,
+    priority: 0,
+    gps: {
+      longitude: -46.63 + d * 1e-4,
+      latitude: -23.55 - k * 1e-5,
+      altitudeM: 760,
+      angleDeg: 180,
+      satellites: 9,
+      speedKmh: 40,
+    },
+    eventIoId: 0,
+    io: [{ id: 239, kind: 'int', bytes: 1, value: 1n }],
+  });
+  const runDevice = (d: number) =>
+    new Promise<number>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let stage: 'handshake' | 'packets' = 'handshake';
+      let sent = 0;
+      let acked = 0;
+      let buffer = Buffer.alloc(0);
+      const sendNext = () => {
+        const records = Array.from({ length: perPacket }, (_, j) => record(d, sent * perPacket + j));
+        socket.write(encodeTcpFrame(CODEC_8_EXTENDED, records));
+        sent++;
+      };
+      socket.setTimeout(60_000, () => socket.destroy(new Error(`device ${d} timed out`)));
+      socket.on('error', reject);
+      socket.on('connect', () => socket.write(encodeImeiHandshake(imei(d))));
+      socket.on('data', (chunk) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        if (stage === 'handshake') {
+          if (buffer[0] !== 1) return reject(new Error(`device ${d} refused`));
+          buffer = buffer.subarray(1);
+          stage = 'packets';
+          sendNext();
+        }
+        while (buffer.length >= 4) {
+          acked += buffer.readUInt32BE(0);
+          buffer = buffer.subarray(4);
+          if (sent < packets) sendNext();
+          else {
+            socket.end();
+            resolve(acked);
+          }
+        }
+      });
+    });
+  const t = performance.now();
+  const acked = (await Promise.all(Array.from({ length: devices }, (_, d) => runDevice(d)))).reduce((a, b) => a + b, 0);
+  const s = (performance.now() - t) / 1000;
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE 'td%'");
+  console.log(
+    `Teltonika Codec 8E over TCP, ${devices} devices connected at once, ${packets} packets of ${perPacket} records each`,
+  );
+  console.log(`acknowledged | stored | seconds | records/s`);
+  console.log(
+    `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${Math.round(acked / s)}`,
+  );
 }
 
 await main();
