@@ -75,19 +75,34 @@ export async function registerVehicle(
   opts: { pack?: string; operatorId?: string; identifier?: string } = {},
 ): Promise<{ vehicleId: string; deviceId: string; identifier: string; token: string; operatorId: string }> {
   const pack = opts.pack ?? 'df-taxi';
+  // Registered since yesterday: tests send telemetry stamped up to hours back, which the rules
+  // judge against the registry as it was then.
+  const since = new Date(Date.now() - 86_400_000).toISOString();
   const operatorId = opts.operatorId ?? `op-${Math.random().toString(36).slice(2, 8)}`;
   const op = await api(sys, 'GET', `/v1/operators/${operatorId}`);
   if (op.status === 404) {
-    const created = await api(sys, 'POST', '/v1/operators', { id: operatorId, name: `Operator ${operatorId}`, pack });
+    const created = await api(sys, 'POST', '/v1/operators', {
+      id: operatorId,
+      name: `Operator ${operatorId}`,
+      pack,
+      validFrom: since,
+    });
     if (created.status !== 201) throw new Error(`operator: ${JSON.stringify(created.body)}`);
   }
+  // A vehicle in order (documents current, recent inspection), so the live rules only flag what a test makes happen.
+  const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
   const vehicle = await api<{ id: string }>(sys, 'POST', '/v1/vehicles', {
     plate: nextPlate(),
     pack,
     serviceType: pack === 'sp-fretamento' ? 'fretamento-continuo' : 'taxi',
     capacity: pack === 'sp-fretamento' ? 44 : 4,
-    manufactureYear: 2022,
+    manufactureYear: new Date().getFullYear() - 2,
     operatorId,
+    permitNumber: `P-${operatorId}`,
+    permitValidUntil: day(300),
+    lastInspectionDate: day(-30),
+    divValidUntil: day(300),
+    validFrom: since,
   });
   if (vehicle.status !== 201) throw new Error(`vehicle: ${JSON.stringify(vehicle.body)}`);
   const identifier = opts.identifier ?? `IMEI-${Math.random().toString().slice(2, 17)}`;

@@ -9,6 +9,7 @@ import { DeviceDirectory } from '../../ingest/src/device-directory.js';
 import { type RunningProtocolGateways, startProtocolGateways } from '../../ingest/src/gateways/index.js';
 import { buildRoster } from '../src/fleet/roster.js';
 import { type SimulatorOptions, startSimulator } from '../src/simulator.js';
+import { PARKED_REPORT_INTERVAL_MS } from '../src/vehicles/sim-vehicle.js';
 
 /**
  * `--protocol teltonika` and `--protocol osmand` end to end: the simulator registers the fleet
@@ -52,7 +53,8 @@ describe('the simulator over the device protocols', () => {
     return res.json() as Promise<unknown>;
   };
 
-  async function waitForLive(since: number, timeoutMs = 30_000) {
+  // A parked vehicle reports once a minute (PARKED_REPORT_INTERVAL_MS): wait past that.
+  async function waitForLive(since: number, timeoutMs = PARKED_REPORT_INTERVAL_MS + 15_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { items } = vehicleListSchema.parse(await api('/v1/vehicles?limit=1000'));
@@ -145,7 +147,7 @@ describe('the simulator over the device protocols', () => {
     expect(rows[0]?.taxis_with_meter).toBeGreaterThan(0);
     expect(rows[0]?.buses_with_count).toBeGreaterThan(0);
     expect(gateways.metrics.value('stored', { protocol: 'teltonika', transport: 'tcp' })).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('switches the same fleet to OsmAnd (Traccar Client) and back to native', async () => {
     const osmand = await run({ protocol: 'osmand', osmand: `127.0.0.1:${gateways.osmandPort}` });
@@ -156,5 +158,5 @@ describe('the simulator over the device protocols', () => {
     expect(gateways.metrics.value('stored', { protocol: 'osmand', transport: 'http' })).toBeGreaterThan(0);
     const native = await run({});
     for (const d of native) expect(d).toMatchObject({ protocol: 'native', profile: null });
-  });
+  }, 200_000);
 });

@@ -117,12 +117,16 @@ export function recordsFromHistory(rows: readonly HistoryRow[]): RegistryRecords
   return out;
 }
 
-export async function loadRegistry(db: Database, log: Logger): Promise<InMemoryRegistry> {
+export async function loadRegistry(
+  db: Database,
+  log: Logger,
+): Promise<{ registry: InMemoryRegistry; vehicleIds: Set<string> }> {
   const t = performance.now();
   const { rows } = await db.query<HistoryRow>(
     'SELECT collection, record, valid_from, valid_to FROM registry_history ORDER BY collection, id, valid_from',
   );
-  const registry = createInMemoryRegistry(recordsFromHistory(rows));
+  const records = recordsFromHistory(rows);
+  const registry = createInMemoryRegistry(records);
   log.info({ versions: rows.length, ms: Math.round(performance.now() - t) }, 'rule registry loaded');
-  return registry;
+  return { registry, vehicleIds: new Set((records.vehicles ?? []).map((v) => v.id)) };
 }

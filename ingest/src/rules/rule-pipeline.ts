@@ -14,6 +14,8 @@ import { loadRegistry } from './registry-loader.js';
 
 /** The widest recidivism window of any pack (DF Art. 53: 2 years), with a margin. */
 const PRIOR_WINDOW_DAYS = 800;
+/** At most one reload this often for samples of vehicles the registry has no record of. */
+const UNKNOWN_VEHICLE_RELOAD_MS = 1000;
 
 /**
  * The live rules: every stored sample goes through the rule engine, in the order it was
@@ -28,6 +30,9 @@ const PRIOR_WINDOW_DAYS = 800;
  */
 export class RulePipeline {
   private engine: RuleEngine | undefined;
+  private knownVehicles = new Set<string>();
+  private registryDirty = false;
+  private lastReloadMs = 0;
   private queue: (() => Promise<void>)[] = [];
   private running: Promise<void> | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -55,27 +60,55 @@ export class RulePipeline {
   }
 
   async start(): Promise<void> {
-    const registry = await loadRegistry(this.deps.db, this.deps.log);
+    const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
+    this.knownVehicles = vehicleIds;
+    this.lastReloadMs = Date.now();
     this.engine = createRuleEngine({ registry, ...(this.deps.packs ? { packs: this.deps.packs } : {}) });
   }
 
+  private async reload(): Promise<void> {
+    this.registryDirty = false;
+    this.lastReloadMs = Date.now();
+    const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
+    this.knownVehicles = vehicleIds;
+    this.engine?.setRegistry(registry);
+  }
+
   private scheduleReload(): void {
+    this.registryDirty = true;
     if (this.reloadTimer) return;
     // Imports change thousands of records at once: one reload for the burst.
     this.reloadTimer = setTimeout(() => {
       this.reloadTimer = undefined;
       this.enqueue(async () => {
-        const registry = await loadRegistry(this.deps.db, this.deps.log);
-        this.engine?.setRegistry(registry);
+        if (this.registryDirty) await this.reload();
       });
     }, 300);
+  }
+
+  /**
+   * The registry must be current before samples are judged: a device may send the moment it is
+   * registered, before the change has reached this process over the bus. A sample of a vehicle
+   * the registry has never seen (its device exists, so the vehicle does) means the registry is
+   * behind: reload first, rather than call the vehicle unregistered.
+   */
+  private async ensureCurrentRegistry(samples: readonly Telemetry[]): Promise<void> {
+    // A registry read after a sample was received holds its vehicle if the vehicle has any
+    // history at all (history is written in the same transaction as the record).
+    const newestUnknown = Math.max(
+      0,
+      ...samples.filter((s) => !this.knownVehicles.has(s.vehicleId)).map((s) => s.receivedAt.getTime()),
+    );
+    const stale = newestUnknown >= this.lastReloadMs && Date.now() - this.lastReloadMs >= UNKNOWN_VEHICLE_RELOAD_MS;
+    if (this.registryDirty || stale) await this.reload();
   }
 
   /** Samples just committed (in the order they were stored). */
   onStored(samples: readonly Telemetry[]): void {
     this.enqueue(async () => {
+      if (!this.engine) return;
+      await this.ensureCurrentRegistry(samples);
       const engine = this.engine;
-      if (!engine) return;
       const events: ViolationEvent[] = [];
       for (const s of samples) {
         const pack = this.deps.packOf(s.vehicleId);
