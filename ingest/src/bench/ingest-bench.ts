@@ -1,6 +1,7 @@
 /**
  * `npm run bench:ingest`: records per second through `POST /v1/telemetry` into PostgreSQL at
- * batch sizes 1, 100 and 1000, and the same rows loaded by a bare COPY as the ceiling. The
+ * batch sizes 1, 100 and 1000, the same rows loaded by a bare COPY as the ceiling, and the
+ * Teltonika TCP path with 1 000 devices connected at once. The
  * ingest service runs as its own process (the built `ingest/dist/main.js`), so the load
  * generator's cost is not counted against it; the database is a scratch one on the local
  * server (TEST_PG_URL, default the machine's PostgreSQL), dropped at the end. A script that
@@ -168,6 +169,8 @@ async function main() {
     console.log(
       `bare COPY  | ${String(copyRows.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(copyRows.length / s)}`,
     );
+
+    await benchTeltonika(db, teltonikaPort, startMs + 10 * 86_400_000);
   } finally {
     await db.end();
     child.kill('SIGTERM');

@@ -1,0 +1,428 @@
+import type { RegistryBuilder } from './registry.js';
+import { driving, standScene, taxiTrip } from './taxi.js';
+import { addDays, localDateOf, pastOrdinaryDate } from './time.js';
+import type { BuildContext, Scenario } from './types.js';
+
+/** Distrito Federal taxi regulation (STx-DF). Local time: America/Sao_Paulo. */
+
+const tuesday = (ctx: BuildContext) => pastOrdinaryDate(ctx.nowMs, 2, 7);
+const friday = (ctx: BuildContext) => pastOrdinaryDate(ctx.nowMs, 5, 7);
+const year = (ctx: BuildContext) => Number(localDateOf(ctx.nowMs).slice(0, 4));
+const pack = 'df-taxi' as const;
+
+export const dfScenarios: Scenario[] = [
+  {
+    name: 'df-bandeira2-tuesday-afternoon',
+    ruleId: 'DF_BANDEIRA2_MISUSE',
+    pack,
+    article: 'Art. 45 III',
+    expect: 'fires',
+    summary: 'Hired on tariff 2 for 2 min on a Tuesday at 15:00 with 2 passengers, far from the airport',
+    confidence: 'confirmed',
+    measured: { tariff2Seconds: 140 },
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 0,
+        date: tuesday,
+        time: '15:00:00',
+        tariff: 2,
+        passengers: 2,
+        legs: [[1200, 90]],
+      }),
+  },
+  {
+    name: 'df-bandeira2-friday-1958',
+    ruleId: 'DF_BANDEIRA2_MISUSE',
+    pack,
+    article: 'Art. 45 III',
+    expect: 'fires',
+    summary: 'Tariff 2 from 19:58 to 19:59:50 on a Friday: Bandeira II starts at 20:00',
+    confidence: 'confirmed',
+    measured: { tariff2Seconds: 115, tripEndedAtAirport: false },
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 1,
+        date: friday,
+        time: '19:58:00',
+        tariff: 2,
+        passengers: 1,
+        legs: [[1100, 90]],
+      }),
+  },
+  {
+    name: 'df-bandeira2-friday-2000-near-miss',
+    ruleId: 'DF_BANDEIRA2_MISUSE',
+    pack,
+    article: 'Art. 45 III',
+    expect: 'quiet',
+    summary: 'Tariff 2 from 20:00:30 on a Friday: allowed (Art. 45 III a)',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 2,
+        date: friday,
+        time: '20:00:30',
+        tariff: 2,
+        passengers: 1,
+        legs: [[1200, 90]],
+      }),
+  },
+  {
+    name: 'df-bandeira2-four-passengers-near-miss',
+    ruleId: 'DF_BANDEIRA2_MISUSE',
+    pack,
+    article: 'Art. 45 III',
+    expect: 'quiet',
+    summary: 'Tariff 2 on a Tuesday at 15:00 with 4 passengers (more than 3): allowed',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 3,
+        date: tuesday,
+        time: '15:00:00',
+        tariff: 2,
+        passengers: 4,
+        legs: [[1200, 90]],
+      }),
+  },
+  {
+    name: 'df-over-capacity',
+    ruleId: 'DF_OVER_CAPACITY',
+    pack,
+    article: 'Art. 24',
+    expect: 'fires',
+    summary: '6 passengers in a 4-seat taxi for 40 s of driving',
+    confidence: 'confirmed',
+    measured: { passengersMax: 6, permittedPassengers: 4 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 4,
+        date: tuesday,
+        time: '10:00:00',
+        fields: { passengers: 6, meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `cap-${ctx.runId}` } },
+        segments: [
+          [40, 30],
+          [20, 30],
+        ],
+        segmentFields: [undefined, { passengers: 3 }],
+      }),
+  },
+  {
+    name: 'df-over-capacity-near-miss',
+    ruleId: 'DF_OVER_CAPACITY',
+    pack,
+    article: 'Art. 24',
+    expect: 'quiet',
+    summary: '6 passengers in a 4-seat taxi for 25 s only (the rule needs 30 s)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 5,
+        date: tuesday,
+        time: '10:00:00',
+        fields: { passengers: 6, meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `cap-${ctx.runId}` } },
+        segments: [
+          [25, 30],
+          [40, 30],
+        ],
+        segmentFields: [undefined, { passengers: 3 }],
+      }),
+  },
+  {
+    name: 'df-stand-queue-jump',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'fires',
+    summary: 'A and B wait at a stand; C pulls in 1 min after A and is hired 30 s later',
+    confidence: 'confirmed',
+    measured: { hiredVia: 'meter', queueToleranceS: 30, longestWaitS: 90 },
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 6,
+        stand: { kind: 'livre', places: 4 },
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'b', arrive: 20 },
+          { key: 'c', arrive: 60, hired: 90 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-stand-queue-jump-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary: 'C pulls in 25 s after A (less than the 30 s tolerance) and is hired',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 7,
+        stand: { kind: 'livre', places: 4 },
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'c', arrive: 25, hired: 60 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-ride-without-meter',
+    ruleId: 'DF_RIDE_WITHOUT_METER',
+    pack,
+    article: 'Art. 37',
+    expect: 'fires',
+    summary: '2 passengers carried 1.5 km with the meter free',
+    confidence: 'confirmed',
+    measured: { metresWithoutMeter: 1500, passengersMax: 2 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 8,
+        date: tuesday,
+        time: '11:00:00',
+        fields: { passengers: 2, meter: { state: 'free', tariff: 1 } },
+        segments: [
+          [150, 36],
+          [10, 0],
+        ],
+        segmentFields: [undefined, { passengers: 0 }],
+      }),
+  },
+  {
+    name: 'df-ride-without-meter-near-miss',
+    ruleId: 'DF_RIDE_WITHOUT_METER',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary: '2 passengers carried 800 m with the meter free (the rule needs 1 km)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 9,
+        date: tuesday,
+        time: '11:00:00',
+        fields: { passengers: 2, meter: { state: 'free', tariff: 1 } },
+        segments: [
+          [80, 36],
+          [10, 0],
+          [60, 36],
+        ],
+        segmentFields: [undefined, { passengers: 0 }],
+      }),
+  },
+  {
+    name: 'df-detour',
+    ruleId: 'DF_DETOUR',
+    pack,
+    article: 'Art. 37',
+    expect: 'fires',
+    summary: 'A 6 km trip (2.4 km east, 1.2 km north, 2.4 km west) between points 1.2 km apart',
+    confidence: 'suspected',
+    measured: { tripMetres: 6000, straightLineMetres: 1200, ratio: 5 },
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 10,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        speedKmh: 43.2,
+        legs: [
+          [2400, 90],
+          [1200, 0],
+          [2400, 270],
+        ],
+      }),
+  },
+  {
+    name: 'df-detour-near-miss',
+    ruleId: 'DF_DETOUR',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary: 'A 4.2 km trip (3 km east, 1.2 km north) between points 3.2 km apart',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 11,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        speedKmh: 43.2,
+        legs: [
+          [3000, 90],
+          [1200, 0],
+        ],
+      }),
+  },
+  {
+    name: 'df-vehicle-too-old',
+    ruleId: 'DF_VEHICLE_TOO_OLD',
+    pack,
+    article: 'Art. 25',
+    expect: 'fires',
+    summary: 'A taxi made 13 years ago in operation (limit 12)',
+    confidence: 'confirmed',
+    measured: { ageYears: 13, maxAgeYears: 12 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 12,
+        date: tuesday,
+        time: '09:00:00',
+        vehicle: { manufactureYear: year(ctx) - 13 },
+        segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'df-vehicle-too-old-near-miss',
+    ruleId: 'DF_VEHICLE_TOO_OLD',
+    pack,
+    article: 'Art. 25',
+    expect: 'quiet',
+    summary: 'A taxi made 10 years ago with a current safety certificate (Art. 25 §1)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 13,
+        date: tuesday,
+        time: '09:00:00',
+        vehicle: {
+          manufactureYear: year(ctx) - 10,
+          safetyCertificateValidUntil: addDays(localDateOf(ctx.nowMs), 180),
+        },
+        segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'df-permit-expired',
+    ruleId: 'DF_PERMIT_EXPIRED',
+    pack,
+    article: 'Art. 14',
+    expect: 'fires',
+    summary: 'In operation the day after the permit expired',
+    confidence: 'confirmed',
+    measured: { daysOverdue: 1 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 14,
+        date: tuesday,
+        time: '09:00:00',
+        vehicle: { permitValidUntil: addDays(tuesday(ctx), -1) },
+        segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'df-permit-expired-near-miss',
+    ruleId: 'DF_PERMIT_EXPIRED',
+    pack,
+    article: 'Art. 14',
+    expect: 'quiet',
+    summary: 'In operation on the last day of the permit (valid until that date, inclusive)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 15,
+        date: tuesday,
+        time: '09:00:00',
+        vehicle: { permitValidUntil: tuesday(ctx) },
+        segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'df-unregistered-driver',
+    ruleId: 'DF_UNREGISTERED_DRIVER',
+    pack,
+    article: 'Art. 36',
+    expect: 'fires',
+    summary: 'A hired trip driven by a driver id not on the permit',
+    confidence: 'confirmed',
+    measured: { driverKnownToRegistry: false },
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 16,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        legs: [[1200, 90]],
+        driverId: `DRV-STRANGER-${ctx.runId}`,
+        extra: (reg) => ({ driverIds: [driver(reg, 'holder')] }),
+      }),
+  },
+  {
+    name: 'df-unregistered-driver-near-miss',
+    ruleId: 'DF_UNREGISTERED_DRIVER',
+    pack,
+    article: 'Art. 36',
+    expect: 'quiet',
+    summary: 'The same trip driven by the registered auxiliary driver',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 17,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        legs: [[1200, 90]],
+        driverId: `scn-${ctx.runId}-aux`,
+        extra: (reg) => ({ driverIds: [driver(reg, 'holder'), driver(reg, 'aux')] }),
+      }),
+  },
+  {
+    name: 'df-overcharge',
+    ruleId: 'DF_OVERCHARGE',
+    pack,
+    article: 'Art. 45',
+    expect: 'fires',
+    summary: 'R$ 99,99 on the meter for a 1.2 km daytime trip',
+    requiresConfiguration:
+      'df-taxi tariff.kmB1Ut and tariff.waitingHourUt ship null (and a UT unit value is needed): DF_OVERCHARGE is off by default',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 18,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        legs: [[1200, 90]],
+        fareCents: 9999,
+      }),
+  },
+  {
+    name: 'df-overcharge-near-miss',
+    ruleId: 'DF_OVERCHARGE',
+    pack,
+    article: 'Art. 45',
+    expect: 'quiet',
+    summary: 'R$ 15,00 on the meter for the same 1.2 km trip',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 19,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        legs: [[1200, 90]],
+        fareCents: 1500,
+      }),
+  },
+];
+
+function driver(reg: RegistryBuilder, key: string): string {
+  return reg.add('drivers', { id: reg.id(key), name: `Scenario driver ${key}`, pack: 'df-taxi' });
+}

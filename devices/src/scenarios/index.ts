@@ -1,0 +1,16 @@
+import { belemScenarios } from './belem-taxi.js';
+import { dfScenarios } from './df-taxi.js';
+import { spScenarios } from './sp-fretamento.js';
+import type { Scenario } from './types.js';
+
+export { RegistryBuilder } from './registry.js';
+export * from './runner.js';
+export { Trace } from './trace.js';
+export type * from './types.js';
+
+/** Every scenario: a firing sequence and a near miss per rule id. */
+export const scenarios: readonly Scenario[] = [...spScenarios, ...dfScenarios, ...belemScenarios];
+
+export function findScenario(name: string): Scenario | undefined {
+  return scenarios.find((s) => s.name === name);
+}

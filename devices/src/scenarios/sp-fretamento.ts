@@ -1,0 +1,428 @@
+import { offsetM } from '../geo.js';
+import { RegistryBuilder } from './registry.js';
+import { site } from './sites.js';
+import { driving } from './taxi.js';
+import { addDays, describeLocal, localDateOf, localInstantMs, pastOrdinaryDate } from './time.js';
+import { Trace } from './trace.js';
+import type { BuildContext, Scenario, ScenarioPlan } from './types.js';
+
+/** São Paulo State charter-bus decree. Local time: America/Sao_Paulo. */
+
+const tuesday = (ctx: BuildContext) => pastOrdinaryDate(ctx.nowMs, 2, 7);
+const year = (ctx: BuildContext) => Number(localDateOf(ctx.nowMs).slice(0, 4));
+const pack = 'sp-fretamento' as const;
+
+/**
+ * A loaded bus drives east past regular-service stops, 400 m apart; at the first `boardAt` of
+ * them it pulls up at the stop, dwells `dwellS` seconds with the door open and passengers
+ * boarding (then 5 s more with the door closed), and drives on; it passes the others at speed.
+ */
+function stopsRun(
+  ctx: BuildContext,
+  o: { site: number; stops: number; boardAt: number; dwellS: number },
+): ScenarioPlan {
+  const reg = new RegistryBuilder(ctx);
+  const start = site(pack, o.site);
+  for (let i = 0; i < o.stops; i++) {
+    const at = offsetM(start, 0, 400 * (i + 1));
+    reg.add('stops', {
+      id: reg.id(`stop-${i}`),
+      name: `Scenario regular stop ${i + 1}`,
+      lat: Number(at.lat.toFixed(7)),
+      lon: Number(at.lon.toFixed(7)),
+      source: 'scenario',
+    });
+  }
+  const { vehicleId, deviceId } = reg.vehicle('bus', pack);
+  const t0 = localInstantMs(tuesday(ctx), '07:30:00');
+  let passengers = 20;
+  const t = new Trace(deviceId, t0, start, {
+    passengers,
+    doorOpen: false,
+    boardings: 0,
+    tacho: { speedKmh: 0, driverId: `MOT-${ctx.runId}` },
+  });
+  t.emit();
+  for (let i = 0; i < o.stops; i++) {
+    t.driveMetres(400, 36, 90, { tacho: { speedKmh: 36, driverId: `MOT-${ctx.runId}` } });
+    if (i < o.boardAt) {
+      t.set({ doorOpen: true });
+      for (let s = 5; s <= o.dwellS; s += 5) {
+        passengers += 2;
+        t.set({ passengers, boardings: 2 }).stay(5);
+      }
+      t.set({ doorOpen: false, boardings: 0 });
+      t.stay(5);
+    }
+  }
+  t.drive(60, 36, 90, { tacho: { speedKmh: 36, driverId: `MOT-${ctx.runId}` } });
+  return { registry: reg.steps, samples: t.samples, dispatches: [], vehicleId, when: describeLocal(t0) };
+}
+
+/**
+ * A bus under contract, played now (a contract is in force from its creation): it runs along the
+ * declared route, then `offM` north of it for `offS` seconds, then back.
+ */
+function routeRun(ctx: BuildContext, o: { site: number; offM: number; offS: number }): ScenarioPlan {
+  const reg = new RegistryBuilder(ctx);
+  const start = site(pack, o.site);
+  const end = offsetM(start, 0, 8000);
+  const { vehicleId, deviceId } = reg.vehicle('bus', pack);
+  const operatorId = reg.id('bus-op');
+  reg.add('contracts', {
+    id: reg.id('contract'),
+    operatorId,
+    kind: 'fretamento-continuo',
+    vehicleIds: [vehicleId],
+    client: 'Scenario client',
+    route: {
+      type: 'LineString',
+      coordinates: [start, end].map((p) => [Number(p.lon.toFixed(7)), Number(p.lat.toFixed(7))]),
+    },
+    boardingPlaces: [{ name: 'Scenario bolsão', lat: start.lat, lon: start.lon, radiusM: 80 }],
+    schedule: [{ daysOfWeek: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }],
+    validFrom: addDays(localDateOf(ctx.nowMs), -1),
+  });
+  // Stamped from 15 s after the build: after the contract exists, within the 300 s ingest accepts ahead.
+  const t0 = Math.ceil((ctx.nowMs + 15_000) / 1000) * 1000;
+  const tacho = { speedKmh: 60, driverId: `MOT-${ctx.runId}` };
+  const t = new Trace(deviceId, t0, start, { passengers: 30, tacho });
+  t.emit(60).drive(10, 60, 90);
+  t.driveMetres(o.offM, 60, 0).drive(o.offS, 60, 90).driveMetres(o.offM, 60, 180).drive(15, 60, 90);
+  return { registry: reg.steps, samples: t.samples, dispatches: [], vehicleId, when: describeLocal(t0) };
+}
+
+const tachoAt = (speedKmh: number, ctx: BuildContext) => ({ tacho: { speedKmh, driverId: `MOT-${ctx.runId}` } });
+
+export const spScenarios: Scenario[] = [
+  {
+    name: 'fret-boarding-at-regular-stop',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    pack,
+    article: 'Art. 10 §3',
+    expect: 'fires',
+    summary: 'A charter bus dwells 20 s at a regular-service stop, door open, passengers boarding',
+    confidence: 'confirmed',
+    measured: { dwellSeconds: 20, distanceToStopM: 0, boardingEvidence: 'occupancy' },
+    build: (ctx) => stopsRun(ctx, { site: 0, stops: 1, boardAt: 1, dwellS: 20 }),
+  },
+  {
+    name: 'fret-boarding-at-regular-stop-near-miss',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    pack,
+    article: 'Art. 10 §3',
+    expect: 'quiet',
+    summary: 'The same stop, door open for 10 s only (the rule needs a 15 s dwell)',
+    build: (ctx) => stopsRun(ctx, { site: 1, stops: 1, boardAt: 1, dwellS: 10 }),
+  },
+  {
+    name: 'fret-over-capacity',
+    ruleId: 'FRET_OVER_CAPACITY',
+    pack,
+    article: 'Art. 22',
+    expect: 'fires',
+    summary: '48 passengers in a 44-seat bus for 40 s of driving',
+    confidence: 'confirmed',
+    measured: { passengersMax: 48, permittedPassengers: 44, excess: 4 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 2,
+        date: tuesday,
+        time: '07:00:00',
+        fields: { passengers: 48, ...tachoAt(40, ctx) },
+        segments: [
+          [40, 40],
+          [20, 40],
+        ],
+        segmentFields: [undefined, { passengers: 40 }],
+      }),
+  },
+  {
+    name: 'fret-over-capacity-near-miss',
+    ruleId: 'FRET_OVER_CAPACITY',
+    pack,
+    article: 'Art. 22',
+    expect: 'quiet',
+    summary: '48 passengers for 25 s only, then 40',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 3,
+        date: tuesday,
+        time: '07:00:00',
+        fields: { passengers: 48, ...tachoAt(40, ctx) },
+        segments: [
+          [25, 40],
+          [40, 40],
+        ],
+        segmentFields: [undefined, { passengers: 40 }],
+      }),
+  },
+  {
+    name: 'fret-inspection-expired',
+    ruleId: 'FRET_INSPECTION_EXPIRED',
+    pack,
+    article: 'Art. 17',
+    expect: 'fires',
+    summary: 'A 4-year-old bus last inspected 20 months ago (every 18 months up to 5 years)',
+    confidence: 'confirmed',
+    measured: { periodMonths: 18, dueBasis: 'art-17-period' },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 4,
+        date: tuesday,
+        time: '07:00:00',
+        vehicle: { manufactureYear: year(ctx) - 4, lastInspectionDate: addDays(tuesday(ctx), -610) },
+        fields: tachoAt(40, ctx),
+        segments: [[60, 40]],
+      }),
+  },
+  {
+    name: 'fret-inspection-expired-near-miss',
+    ruleId: 'FRET_INSPECTION_EXPIRED',
+    pack,
+    article: 'Art. 17',
+    expect: 'quiet',
+    summary: 'The same bus last inspected 16 months ago',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 5,
+        date: tuesday,
+        time: '07:00:00',
+        vehicle: { manufactureYear: year(ctx) - 4, lastInspectionDate: addDays(tuesday(ctx), -490) },
+        fields: tachoAt(40, ctx),
+        segments: [[60, 40]],
+      }),
+  },
+  {
+    name: 'fret-unregistered-vehicle',
+    ruleId: 'FRET_UNREGISTERED_VEHICLE',
+    pack,
+    article: 'Art. 26',
+    expect: 'fires',
+    summary: 'A bus whose registration was withdrawn carries passengers',
+    confidence: 'confirmed',
+    measured: { status: 'withdrawn' },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 6,
+        date: tuesday,
+        time: '07:00:00',
+        vehicle: { status: 'withdrawn' },
+        fields: { passengers: 20, ...tachoAt(40, ctx) },
+        segments: [[60, 40]],
+      }),
+  },
+  {
+    name: 'fret-unregistered-vehicle-near-miss',
+    ruleId: 'FRET_UNREGISTERED_VEHICLE',
+    pack,
+    article: 'Art. 26',
+    expect: 'quiet',
+    summary: 'An active bus of an authorized operator carries passengers',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 7,
+        date: tuesday,
+        time: '07:00:00',
+        fields: { passengers: 20, ...tachoAt(40, ctx) },
+        segments: [[60, 40]],
+      }),
+  },
+  {
+    name: 'fret-vehicle-too-old',
+    ruleId: 'FRET_VEHICLE_TOO_OLD',
+    pack,
+    article: 'Art. 5',
+    expect: 'fires',
+    summary: 'A bus made 16 years ago in operation (limit 15)',
+    confidence: 'confirmed',
+    measured: { ageYears: 16, maxAgeYears: 15 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 8,
+        date: tuesday,
+        time: '07:00:00',
+        vehicle: { manufactureYear: year(ctx) - 16, lastInspectionDate: addDays(tuesday(ctx), -30) },
+        fields: tachoAt(40, ctx),
+        segments: [[60, 40]],
+      }),
+  },
+  {
+    name: 'fret-vehicle-too-old-near-miss',
+    ruleId: 'FRET_VEHICLE_TOO_OLD',
+    pack,
+    article: 'Art. 5',
+    expect: 'quiet',
+    summary: 'A bus made 15 years ago (at the limit)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 9,
+        date: tuesday,
+        time: '07:00:00',
+        vehicle: { manufactureYear: year(ctx) - 15, lastInspectionDate: addDays(tuesday(ctx), -30) },
+        fields: tachoAt(40, ctx),
+        segments: [[60, 40]],
+      }),
+  },
+  {
+    name: 'fret-tachograph-missing',
+    ruleId: 'FRET_TACHOGRAPH_MISSING',
+    pack,
+    article: 'Art. 14',
+    expect: 'fires',
+    summary: '11 min of driving without tachograph data (tachograph linked in the registry)',
+    confidence: 'confirmed',
+    measured: { minMovingSeconds: 600, trackerReadsTachograph: true },
+    build: (ctx) => driving(ctx, { pack, site: 10, date: tuesday, time: '07:00:00', segments: [[660, 40]] }),
+  },
+  {
+    name: 'fret-tachograph-missing-near-miss',
+    ruleId: 'FRET_TACHOGRAPH_MISSING',
+    pack,
+    article: 'Art. 14',
+    expect: 'quiet',
+    summary: '9 min without tachograph data, then the tachograph reports',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 11,
+        date: tuesday,
+        time: '07:00:00',
+        segments: [
+          [540, 40],
+          [180, 40],
+        ],
+        segmentFields: [undefined, tachoAt(40, ctx)],
+      }),
+  },
+  {
+    name: 'fret-tachograph-mismatch',
+    ruleId: 'FRET_TACHOGRAPH_MISMATCH',
+    pack,
+    article: 'Art. 26',
+    expect: 'fires',
+    summary: 'Tachograph 48 km/h while GPS says 60 km/h (20 % apart) for 90 s',
+    confidence: 'suspected',
+    measured: { meanGpsSpeedKmh: 60, meanTachographSpeedKmh: 48, maxDeviationFraction: 0.2 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 12,
+        date: tuesday,
+        time: '07:00:00',
+        fields: tachoAt(48, ctx),
+        segments: [[90, 60]],
+      }),
+  },
+  {
+    name: 'fret-tachograph-mismatch-near-miss',
+    ruleId: 'FRET_TACHOGRAPH_MISMATCH',
+    pack,
+    article: 'Art. 26',
+    expect: 'quiet',
+    summary: 'Tachograph 55 km/h while GPS says 60 km/h (8 % apart) for 90 s',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 13,
+        date: tuesday,
+        time: '07:00:00',
+        fields: tachoAt(55, ctx),
+        segments: [[90, 60]],
+      }),
+  },
+  {
+    name: 'fret-unsafe-driving',
+    ruleId: 'FRET_UNSAFE_DRIVING',
+    pack,
+    article: 'Art. 26',
+    expect: 'fires',
+    summary: '95 km/h for 30 s (limit 80 km/h)',
+    confidence: 'confirmed',
+    measured: { limitKmh: 80, maxSpeedKmh: 95, speedSource: 'gps' },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 14,
+        date: tuesday,
+        time: '07:00:00',
+        fields: tachoAt(70, ctx),
+        segments: [
+          [20, 70],
+          [30, 95],
+          [20, 70],
+        ],
+        segmentFields: [undefined, tachoAt(95, ctx), tachoAt(70, ctx)],
+      }),
+  },
+  {
+    name: 'fret-unsafe-driving-near-miss',
+    ruleId: 'FRET_UNSAFE_DRIVING',
+    pack,
+    article: 'Art. 26',
+    expect: 'quiet',
+    summary: '95 km/h for 15 s only (the rule needs 20 s)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 15,
+        date: tuesday,
+        time: '07:00:00',
+        fields: tachoAt(70, ctx),
+        segments: [
+          [20, 70],
+          [15, 95],
+          [30, 70],
+        ],
+        segmentFields: [undefined, tachoAt(95, ctx), tachoAt(70, ctx)],
+      }),
+  },
+  {
+    name: 'fret-route-deviation',
+    ruleId: 'FRET_ROUTE_DEVIATION',
+    pack,
+    article: 'Art. 20',
+    expect: 'fires',
+    summary: 'A bus under contract runs 800 m off its declared route for 2 min 20 s (now)',
+    confidence: 'confirmed',
+    measured: { maxDistanceFromRouteM: 800, thresholdM: 500 },
+    build: (ctx) => routeRun(ctx, { site: 16, offM: 800, offS: 140 }),
+  },
+  {
+    name: 'fret-route-deviation-near-miss',
+    ruleId: 'FRET_ROUTE_DEVIATION',
+    pack,
+    article: 'Art. 20',
+    expect: 'quiet',
+    summary: 'The same bus 400 m off its route (the rule needs more than 500 m)',
+    build: (ctx) => routeRun(ctx, { site: 17, offM: 400, offS: 140 }),
+  },
+  {
+    name: 'fret-regular-service-pattern',
+    ruleId: 'FRET_REGULAR_SERVICE_PATTERN',
+    pack,
+    article: 'Art. 18',
+    expect: 'fires',
+    summary: 'One charter trip boards passengers at 3 distinct regular-service stops',
+    confidence: 'confirmed',
+    measured: { distinctStops: 3, confirmedDistinctStops: 3 },
+    build: (ctx) => stopsRun(ctx, { site: 18, stops: 3, boardAt: 3, dwellS: 20 }),
+  },
+  {
+    name: 'fret-regular-service-pattern-near-miss',
+    ruleId: 'FRET_REGULAR_SERVICE_PATTERN',
+    pack,
+    article: 'Art. 18',
+    expect: 'quiet',
+    summary: 'The same trip boards at 2 stops and passes the third',
+    build: (ctx) => stopsRun(ctx, { site: 19, stops: 3, boardAt: 2, dwellS: 20 }),
+  },
+];

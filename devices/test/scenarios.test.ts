@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestSystem, type TestSystem } from '../../api/test/support.js';
+import { scenarios } from '../src/scenarios/index.js';
+import { awaitOutcome, playScenario, type RunOptions, type ViolationView } from '../src/scenarios/runner.js';
+import type { Scenario } from '../src/scenarios/types.js';
+
+/**
+ * Every regulatory scenario through the real HTTP ingest: the registry created through the API
+ * (back-dated with `validFrom`), the telemetry sent to `POST /v1/telemetry`, the verdict read
+ * from `GET /v1/violations`. One system for the file: every scenario has its own vehicles,
+ * stops, stands and contracts, each in its own spot.
+ */
+describe('regulatory scenarios through the HTTP ingest', () => {
+  let sys: TestSystem;
+  let opts: RunOptions;
+  const latencies: string[] = [];
+
+  beforeAll(async () => {
+    sys = await startTestSystem('pglite', { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    opts = { apiUrl: sys.url, token: sys.adminToken, registryReloadMs: 800 };
+  });
+  afterAll(async () => {
+    if (latencies.length > 0) console.log(`scenario latencies:\n${latencies.join('\n')}`);
+    await sys?.stop();
+  });
+
+  const title = (s: Scenario) =>
+    `${s.ruleId} (${s.article}) ${s.expect === 'fires' ? 'fires' : 'stays quiet'}: ${s.summary} [${s.name}]`;
+
+  for (const scenario of scenarios) {
+    if (scenario.requiresConfiguration && scenario.expect === 'fires') {
+      it.skip(`${title(scenario)} — needs configuration: ${scenario.requiresConfiguration}`, () => {});
+      continue;
+    }
+    it(title(scenario), async () => {
+      const run = await playScenario(scenario, opts);
+      expect(run.accepted).toBe(run.plan.samples.length);
+      const outcome = await awaitOutcome(run, { ...opts, timeoutMs: 8000, quietMs: 1500 });
+      if (scenario.expect === 'fires') {
+        const found = outcome.violations.find((v) => v.ruleId === scenario.ruleId) as ViolationView;
+        if (!outcome.ok) console.log(scenario.name, JSON.stringify(outcome.violations, null, 1), outcome.problems);
+        expect(found).toBeDefined();
+        expect(found).toMatchObject({
+          ruleId: scenario.ruleId,
+          vehicleId: run.plan.vehicleId,
+          legalBasis: expect.arrayContaining([expect.stringContaining(scenario.article)]),
+          ...(scenario.confidence ? { confidence: scenario.confidence } : {}),
+        });
+        if (scenario.measured) expect(found.measured).toMatchObject(scenario.measured);
+        expect(outcome.problems).toEqual([]);
+        latencies.push(`  ${scenario.ruleId}: ${outcome.latencyMs} ms after the last request`);
+      } else {
+        // After the decision point: every sample (trailing ones included) has been answered.
+        const all = await api<{ items: ViolationView[] }>(
+          sys,
+          'GET',
+          `/v1/violations?vehicleId=${run.plan.vehicleId}&ruleId=${scenario.ruleId}`,
+        );
+        expect(all.body.items.filter((v) => v.status !== 'dismissed')).toEqual([]);
+        expect(outcome.ok).toBe(true);
+      }
+    });
+  }
+});
