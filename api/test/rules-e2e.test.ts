@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { LiveViolation } from '@vigia/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
@@ -73,5 +76,42 @@ describe('live rules end to end', () => {
     expect(found).toMatchObject({ ruleId: 'DF_OVER_CAPACITY', legalBasis: expect.arrayContaining(['Art. 24']) });
     expect(queryableMs).toBeLessThan(1000);
     expect(push).toBeDefined();
+  });
+});
+
+describe('rule pack settings from RULES_CONFIG_FILE', () => {
+  it('applies the regulator’s settings, and refuses to start on a wrong one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vigia-rules-config-'));
+    const file = join(dir, 'rules.json');
+    await writeFile(file, JSON.stringify({ 'df-taxi': { disabledRules: ['DF_OVER_CAPACITY'] } }));
+    const sys = await startTestSystem('pglite', { RULES_CONFIG_FILE: file });
+    try {
+      const dev = await registerVehicle(sys, { pack: 'df-taxi' });
+      const t0 = Math.ceil(Date.now() / 1000) * 1000 + 1000;
+      const samples = Array.from({ length: 12 }, (_, i) => ({
+        deviceId: dev.identifier,
+        ts: new Date(t0 + i * 5000).toISOString(),
+        lat: -15.7942 + i * 0.0004,
+        lon: -47.8822,
+        speedKmh: 30,
+        passengers: 6,
+        meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: 'trip-off' },
+      }));
+      expect((await api(sys, 'POST', '/v1/telemetry', samples, dev.token)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+      const list = await api<{ items: Violation[] }>(
+        sys,
+        'GET',
+        `/v1/violations?vehicleId=${dev.vehicleId}&ruleId=DF_OVER_CAPACITY`,
+      );
+      expect(list.body.items).toEqual([]);
+    } finally {
+      await sys.stop();
+    }
+    await writeFile(file, JSON.stringify({ 'df-taxi': { bandeira2: { minStretchSeconds: -5 } } }));
+    await expect(startTestSystem('pglite', { RULES_CONFIG_FILE: file })).rejects.toMatchObject({
+      code: 'RULES_CONFIG_INVALID',
+    });
+    await rm(dir, { recursive: true, force: true });
   });
 });

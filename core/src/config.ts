@@ -41,6 +41,8 @@ export const configSchema = z.object({
   OSMAND_PORT: z.coerce.number().int().min(0).max(65535).default(5055),
   /** TCP port of the Teltonika Codec 8 / 8 Extended protocol (ingest processes). */
   TELTONIKA_PORT: z.coerce.number().int().min(0).max(65535).default(5027),
+  /** JSON file with the rule packs' settings (see rules/README.md); unset = the documented defaults. */
+  RULES_CONFIG_FILE: z.string().optional(),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted request body on the ingest path, in bytes (larger: 413). */

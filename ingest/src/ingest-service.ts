@@ -72,7 +72,13 @@ export function createIngestService(deps: {
     if (message.type === 'device-changed') devices.invalidate(message.identifiers);
   });
   let gateways: RunningProtocolGateways | undefined;
-  const rules = new RulePipeline({ db, bus, log, packOf: (vehicleId) => devices.vehicle(vehicleId)?.pack });
+  const rules = new RulePipeline({
+    db,
+    bus,
+    log,
+    configFile: config.RULES_CONFIG_FILE,
+    packOf: (vehicleId) => devices.vehicle(vehicleId)?.pack,
+  });
   const writer = new BatchWriter({
     db,
     log,

@@ -27,6 +27,11 @@ export interface CollectionSpec<S extends z.ZodObject> {
   scopeColumn?: string;
   /** Issue a token on create (returned once) and keep its hash in `token_hash`. */
   token?: TokenKind;
+  /**
+   * For records that say themselves since when they are in force (a contract's `validFrom`
+   * date): the instant their first version starts, instead of the moment of creation.
+   */
+  inForceFrom?: (record: Record<string, unknown>) => string | undefined;
 }
 
 export type Row = Record<string, unknown>;
@@ -148,7 +153,12 @@ export class CollectionStore<S extends z.ZodObject> {
     const issues: { index: number; path: string; message: string }[] = [];
     const validFrom = items.map((item, index) => {
       const raw = (item as { validFrom?: unknown } | null)?.validFrom;
-      if (raw === undefined || mode !== 'create' || Object.hasOwn(this.spec.columns, 'validFrom')) return undefined;
+      if (mode !== 'create') return undefined;
+      if (this.spec.inForceFrom) {
+        const own = this.spec.createSchema.safeParse(item);
+        return own.success ? this.spec.inForceFrom(own.data as Record<string, unknown>) : undefined;
+      }
+      if (raw === undefined || Object.hasOwn(this.spec.columns, 'validFrom')) return undefined;
       const r = validFromSchema.safeParse(raw);
       if (!r.success) issues.push({ index, path: 'validFrom', message: r.error.issues[0]?.message ?? 'invalid' });
       return r.success ? r.data : undefined;

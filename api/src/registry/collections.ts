@@ -172,6 +172,11 @@ export const contractsSpec: CollectionSpec<typeof contractCreateSchema> = {
   filters: { operatorId: 'operator_id', kind: 'kind' },
   access: referenceAccess,
   scopeColumn: 'operator_id',
+  // A contract is in force from the start of its validFrom day (São Paulo time), not from its entry.
+  inForceFrom: (c) =>
+    typeof c.validFrom === 'string' && c.validFrom < new Date().toISOString().slice(0, 10)
+      ? `${c.validFrom}T00:00:00-03:00`
+      : undefined,
 };
 
 export const holidaysSpec: CollectionSpec<typeof holidayCreateSchema> = {

@@ -3,7 +3,6 @@ import type { Database, Queryable } from '@vigia/db';
 import {
   createRuleEngine,
   type DispatchRecordInput,
-  type PackConfigs,
   type PriorViolation,
   type RuleEngine,
   type ViolationEvent,
@@ -11,6 +10,7 @@ import {
 import type { Logger } from 'pino';
 import { upsertViolations, type ViolationUpsert } from '../violations/violation-writer.js';
 import { loadRegistry } from './registry-loader.js';
+import { loadRulesConfig } from './rules-config.js';
 
 /** The widest recidivism window of any pack (DF Art. 53: 2 years), with a margin. */
 const PRIOR_WINDOW_DAYS = 800;
@@ -44,7 +44,8 @@ export class RulePipeline {
       db: Database;
       bus: Bus;
       log: Logger;
-      packs?: PackConfigs;
+      /** Where the packs' settings come from (RULES_CONFIG_FILE); none = the defaults. */
+      configFile?: string | undefined;
       packOf: (vehicleId: string) => Pack | undefined;
     },
   ) {
@@ -63,7 +64,8 @@ export class RulePipeline {
     const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
     this.knownVehicles = vehicleIds;
     this.lastReloadMs = Date.now();
-    this.engine = createRuleEngine({ registry, ...(this.deps.packs ? { packs: this.deps.packs } : {}) });
+    const packs = await loadRulesConfig(this.deps.configFile);
+    this.engine = createRuleEngine({ registry, ...(packs ? { packs } : {}) });
   }
 
   private async reload(): Promise<void> {
