@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestSystem, type TestSystem } from '../../api/test/support.js';
 import { scenarios } from '../src/scenarios/index.js';
@@ -13,25 +16,40 @@ import type { Scenario } from '../src/scenarios/types.js';
 describe('regulatory scenarios through the HTTP ingest', () => {
   let sys: TestSystem;
   let opts: RunOptions;
+  let configDir: string;
   const latencies: string[] = [];
 
   beforeAll(async () => {
-    sys = await startTestSystem('pglite', { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    // The tariff tables are decree data the packs ship without (rules/README.md): configured here
+    // as a regulator would, so the overcharge rules are judged too.
+    configDir = await mkdtemp(join(tmpdir(), 'vigia-scenarios-'));
+    const rulesConfig = join(configDir, 'rules.json');
+    await writeFile(
+      rulesConfig,
+      JSON.stringify({
+        'df-taxi': { tariff: { kmB1Ut: 1, waitingHourUt: 10 } },
+        'belem-taxi': { tariff: { bandeiradaCents: 600, kmB1Cents: 400, kmB2Cents: 600, waitingHourCents: 3000 } },
+      }),
+    );
+    sys = await startTestSystem('pglite', {
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      RULES_CONFIG_FILE: rulesConfig,
+    });
+    // The DF tariff is stated in UT (Unidade Taximétrica): its BRL value is registry data.
+    const ut = await api(sys, 'POST', '/v1/unit-values', { unit: 'UT', valueBrl: 3, validFrom: '2020-01-01' });
+    expect(ut.status).toBe(201);
     opts = { apiUrl: sys.url, token: sys.adminToken, registryReloadMs: 800 };
   });
   afterAll(async () => {
     if (latencies.length > 0) console.log(`scenario latencies:\n${latencies.join('\n')}`);
     await sys?.stop();
+    await rm(configDir, { recursive: true, force: true });
   });
 
   const title = (s: Scenario) =>
     `${s.ruleId} (${s.article}) ${s.expect === 'fires' ? 'fires' : 'stays quiet'}: ${s.summary} [${s.name}]`;
 
   for (const scenario of scenarios) {
-    if (scenario.requiresConfiguration && scenario.expect === 'fires') {
-      it.skip(`${title(scenario)} — needs configuration: ${scenario.requiresConfiguration}`, () => {});
-      continue;
-    }
     it(title(scenario), async () => {
       const run = await playScenario(scenario, opts);
       expect(run.accepted).toBe(run.plan.samples.length);
