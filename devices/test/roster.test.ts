@@ -68,14 +68,26 @@ describe('registry roster', () => {
     }
   });
 
-  it('keeps every vehicle compliant with its regulation on the registration date', () => {
+  it('keeps every vehicle compliant with its regulation on the registration date, but for its registry vices', () => {
     const today = new Date(REGISTERED).toISOString().slice(0, 10);
     const sixMonthsAgo = new Date(REGISTERED - 182 * 86_400_000).toISOString().slice(0, 10);
-    for (const { vehicle, device, drivers } of roster.entries) {
-      expect(vehicle.permitValidUntil > today).toBe(true);
-      expect(vehicle.lastInspectionDate <= today && vehicle.lastInspectionDate >= sixMonthsAgo).toBe(true);
+    const thirtyDaysAgo = new Date(REGISTERED - 30 * 86_400_000).toISOString().slice(0, 10);
+    const overdue = new Date(REGISTERED - 600 * 86_400_000).toISOString().slice(0, 10);
+    for (const { vehicle, device, drivers, vices } of roster.entries) {
+      if (vices?.permitExpired) {
+        // Not revalidated for a few weeks: within DF's 30-day grace (Art. 14 §3).
+        expect(vehicle.permitValidUntil < today && vehicle.permitValidUntil >= thirtyDaysAgo).toBe(true);
+      } else {
+        expect(vehicle.permitValidUntil > today).toBe(true);
+      }
+      if (vices?.inspectionOverdue) {
+        // Overdue at every age band of the SP decree (18 months at most).
+        expect(vehicle.lastInspectionDate < overdue).toBe(true);
+      } else {
+        expect(vehicle.lastInspectionDate <= today && vehicle.lastInspectionDate >= sixMonthsAgo).toBe(true);
+      }
       expect(2026 - vehicle.manufactureYear).toBeLessThan(vehicle.pack === 'sp-fretamento' ? 15 : 8);
-      if (vehicle.pack === 'belem-taxi') expect((vehicle.divValidUntil ?? '') > today).toBe(true);
+      if (vehicle.pack === 'belem-taxi') expect((vehicle.divValidUntil ?? '') > today).toBe(!vices?.divExpired);
       if (vehicle.pack === 'sp-fretamento') {
         expect(vehicle.serviceType).toBe('fretamento-continuo');
         expect(vehicle.capacity).toBeGreaterThanOrEqual(44);
@@ -91,5 +103,34 @@ describe('registry roster', () => {
       expect(device.identifier).toMatch(/^SIM-(DF|BEL|SP)-\d{4}$/);
       expect(roster.operators.find((o) => o.id === vehicle.operatorId)?.pack).toBe(vehicle.pack);
     }
+  });
+});
+
+describe('vices of the simulated fleet', () => {
+  const roster = buildRoster(72, REGISTERED);
+
+  it('gives a minority of every city a vice, the same whatever the registration date and fleet size', () => {
+    for (const pack of ['df-taxi', 'belem-taxi', 'sp-fretamento'] as const) {
+      const entries = roster.entries.filter((e) => e.vehicle.pack === pack);
+      const share = entries.filter((e) => e.vices).length / entries.length;
+      expect(share, pack).toBeGreaterThanOrEqual(0.1);
+      expect(share, pack).toBeLessThanOrEqual(0.2);
+    }
+    const vicesOf = (r: typeof roster) => r.entries.filter((e) => e.vices).map((e) => [e.vehicle.id, e.vices]);
+    expect(vicesOf(buildRoster(72, REGISTERED + 40 * 86_400_000))).toEqual(vicesOf(roster));
+    const bigger = new Map(vicesOf(buildRoster(80, REGISTERED)).map(([id, v]) => [id, v]));
+    for (const [id, v] of vicesOf(roster)) expect(bigger.get(id as string)).toEqual(v);
+  });
+
+  it('drives a rented-out permit with drivers on no registry record, and keeps every taxi vice to a two-driver taxi', () => {
+    const registered = new Set(roster.entries.flatMap((e) => e.drivers.map((d) => d.id)));
+    const rented = roster.entries.filter((e) => e.vices?.unregisteredDriverIds);
+    expect(rented.length).toBeGreaterThan(0);
+    for (const e of rented) {
+      expect(e.vehicle.pack).toBe('df-taxi');
+      for (const id of e.vices?.unregisteredDriverIds ?? []) expect(registered.has(id), id).toBe(false);
+    }
+    for (const e of roster.entries)
+      if (e.vices && e.vehicle.pack !== 'sp-fretamento') expect(e.drivers).toHaveLength(2);
   });
 });

@@ -1,7 +1,15 @@
 import type { Pack, TelemetryInput } from '@vigia/core';
-import { CAR_DYNAMICS, COACH_DYNAMICS, type DriverProfile, randomDriverProfile } from '../motion/driver-profile.js';
+import {
+  CAR_DYNAMICS,
+  COACH_DYNAMICS,
+  type DriverProfile,
+  randomDriverProfile,
+  recklessProfile,
+  type VehicleDynamics,
+} from '../motion/driver-profile.js';
 import { TrafficConditions } from '../motion/traffic.js';
 import { CITIES, cityGraph } from '../network/cities.js';
+import type { CityDef } from '../network/types.js';
 import { Random } from '../random.js';
 import { TARIFF_TABLES, Taximeter, type TaxiPack } from '../tariff.js';
 import { CharterBusBehaviour } from '../vehicles/charter-bus-behaviour.js';
@@ -89,7 +97,7 @@ export class Fleet {
   }
 
   private buildVehicle(entry: RosterEntry, t0: number): SimVehicle {
-    const { vehicle, device } = entry;
+    const { vehicle, device, vices } = entry;
     const rng = Random.derive(this.options.seed, 'vehicle', vehicle.id);
     // Sensor noise draws from its own stream, so how often a vehicle reports never changes what it does.
     const sensors = Random.derive(this.options.seed, 'sensors', vehicle.id);
@@ -101,9 +109,14 @@ export class Fleet {
     };
     const city = CITIES[vehicle.pack];
     const traffic = new TrafficConditions(city, Random.derive(this.options.seed, 'traffic', vehicle.id));
-    const dynamics = vehicle.pack === 'sp-fretamento' ? COACH_DYNAMICS : CAR_DYNAMICS;
+    const dynamics = honestDynamics(vehicle.pack === 'sp-fretamento' ? COACH_DYNAMICS : CAR_DYNAMICS, city);
+    // Who drives: the registered drivers — or, on a rented-out permit, drivers on no registry record.
+    const driverIds = vices?.unregisteredDriverIds ?? vehicle.driverIds;
     const profiles = new Map<string, DriverProfile>(
-      vehicle.driverIds.map((id) => [id, randomDriverProfile(rng, dynamics)]),
+      driverIds.map((id) => {
+        const profile = randomDriverProfile(rng, dynamics);
+        return [id, vices?.speeding ? recklessProfile(profile, vices.speeding) : profile];
+      }),
     );
 
     if (vehicle.pack === 'sp-fretamento') {
@@ -112,11 +125,12 @@ export class Fleet {
       const behaviour = new CharterBusBehaviour({
         line,
         capacity: vehicle.capacity,
-        driverIds: vehicle.driverIds,
+        driverIds,
         profiles,
         traffic,
         rng,
         start: { direction, layoverS: rng.range(0, 3600) },
+        ...(vices ? { vices } : {}),
       });
       const first = line.places[direction][0];
       const firstLeg = line.legs[direction][0];
@@ -127,6 +141,8 @@ export class Fleet {
         behaviour,
         { position: { lat: at.lat, lon: at.lon }, headingDeg: 0, atMs: t0 },
         sensors,
+        undefined,
+        vices?.tachographScale,
       );
     }
 
@@ -142,11 +158,12 @@ export class Fleet {
       capacity: vehicle.capacity,
       world,
       meter,
-      shifts: taxiShifts(vehicle.driverIds, rng),
+      shifts: taxiShifts(driverIds, rng, vices?.roundTheClock ? QUICK_HANDOVER_MINUTES : HANDOVER_MINUTES),
       profiles,
       traffic,
       rng,
       startNode: startPlace.node,
+      ...(vices ? { vices } : {}),
     });
     return new SimVehicle(
       identity,
@@ -158,19 +175,32 @@ export class Fleet {
   }
 }
 
+/** Honest drivers keep this far under a city's general speed limit (GPS speed has noise too). */
+const SPEED_LIMIT_MARGIN_KMH = 3;
+
+function honestDynamics(dynamics: VehicleDynamics, city: CityDef): VehicleDynamics {
+  if (city.speedLimitKmh === undefined) return dynamics;
+  return { ...dynamics, maxKmh: Math.min(dynamics.maxKmh, city.speedLimitKmh - SPEED_LIMIT_MARGIN_KMH) };
+}
+
+/** Minutes between two drivers' shifts: an hour — ten minutes for a taxi worked around the clock (a vice). */
+const HANDOVER_MINUTES = 60;
+const QUICK_HANDOVER_MINUTES = 10;
+
 /**
  * Working hours of a taxi's drivers, local time. Two drivers share the car in day and night
  * shifts of 11 hours with an hour between them; a lone driver works 9–12 hours from a morning
  * or afternoon start, and the car is parked for the rest of the day.
  */
-function taxiShifts(driverIds: readonly string[], rng: Random): Shift[] {
+function taxiShifts(driverIds: readonly string[], rng: Random, handoverMinutes: number): Shift[] {
   const [first, second] = driverIds;
   if (!first) return [];
   if (second) {
     const start = rng.int(4 * 60, 8 * 60);
+    const length = 12 * 60 - handoverMinutes;
     return [
-      { driverId: first, startMinute: start, lengthMinutes: 11 * 60 },
-      { driverId: second, startMinute: (start + 12 * 60) % 1440, lengthMinutes: 11 * 60 },
+      { driverId: first, startMinute: start, lengthMinutes: length },
+      { driverId: second, startMinute: (start + 12 * 60) % 1440, lengthMinutes: length },
     ];
   }
   const start = rng.chance(0.6) ? rng.int(5 * 60, 9 * 60) : rng.int(12 * 60, 16 * 60);

@@ -3,6 +3,7 @@ import { CITIES } from '../network/cities.js';
 import { Random } from '../random.js';
 import { PLATE_SERIES, randomCnh, randomCnpj, randomCpf, randomMercosulPlate } from './brazilian-documents.js';
 import { splitFleet } from './fleet-split.js';
+import { ViceAssigner, type Vices } from './vices.js';
 
 /**
  * The simulated fleet's registry: operators, drivers, vehicles and devices, exactly as they are
@@ -59,6 +60,8 @@ export interface RosterEntry {
   drivers: DriverRecord[];
   /** Charter buses: the line they run. */
   charterLineId?: string;
+  /** What this vehicle's driver or operator does wrong (see vices.ts); absent: an honest vehicle. */
+  vices?: Vices;
 }
 
 export interface Roster {
@@ -211,10 +214,11 @@ export function buildRoster(total: number, registeredAtMs: number): Roster {
   for (const [pack, n] of counts) {
     const packOperators = operators.filter((o) => o.pack === pack);
     const lines = CITIES[pack].charterLines ?? [];
+    const assigner = new ViceAssigner(pack);
     for (let i = 1; i <= n; i++) {
       const operator = packOperators[(i - 1) % packOperators.length] as OperatorRecord;
       const line = lines.length > 0 ? lines[(i - 1) % lines.length] : undefined;
-      entries.push(buildEntry(pack, i, operator, registeredAtMs, plates, line?.id));
+      entries.push(buildEntry(pack, i, operator, registeredAtMs, plates, line?.id, assigner));
     }
   }
   return { operators, entries };
@@ -227,6 +231,7 @@ function buildEntry(
   registeredAtMs: number,
   plates: Set<string>,
   charterLineId: string | undefined,
+  assigner: ViceAssigner,
 ): RosterEntry {
   const profile = PACK_PROFILES[pack];
   const rng = Random.derive(ROSTER_SEED, pack, index);
@@ -269,6 +274,12 @@ function buildEntry(
     driverIds: drivers.map((d) => d.id),
   };
   if (pack === 'belem-taxi') vehicle.divValidUntil = isoDate(registeredAtMs, rng.int(90, 330));
+  const vices = assigner.next(index, drivers.length, slug);
+  // Registry facts of a dishonest operator: a vistoria two years old (overdue at every age band
+  // of the SP decree), a permit not revalidated for a few weeks, a D.I.V. that expired months ago.
+  if (vices?.inspectionOverdue) vehicle.lastInspectionDate = isoDate(registeredAtMs, -(700 + (index % 60)));
+  if (vices?.permitExpired) vehicle.permitValidUntil = isoDate(registeredAtMs, -(10 + (index % 15)));
+  if (vices?.divExpired) vehicle.divValidUntil = isoDate(registeredAtMs, -(60 + (index % 60)));
 
   const device: DeviceRecord = {
     id: `sim-dev-${slug}`,
@@ -276,7 +287,13 @@ function buildEntry(
     protocol: 'native',
     identifier: `SIM-${code}`,
   };
-  return charterLineId ? { vehicle, device, drivers, charterLineId } : { vehicle, device, drivers };
+  return {
+    vehicle,
+    device,
+    drivers,
+    ...(charterLineId ? { charterLineId } : {}),
+    ...(vices ? { vices } : {}),
+  };
 }
 
 function isoDate(fromMs: number, plusDays: number): string {

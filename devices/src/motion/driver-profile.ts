@@ -10,6 +10,8 @@ export interface DriverProfile {
   accelMs2: number;
   /** Comfortable deceleration (positive), m/s². */
   brakeMs2: number;
+  /** Share of the traffic's slowdown the driver accepts (default 1); a reckless one weaves through. */
+  trafficYield?: number;
 }
 
 export interface VehicleDynamics {
@@ -39,4 +41,15 @@ export function randomDriverProfile(rng: Random, dynamics: VehicleDynamics): Dri
     accelMs2: rng.range(dynamics.accelMs2[0], dynamics.accelMs2[1]),
     brakeMs2: rng.range(dynamics.brakeMs2[0], dynamics.brakeMs2[1]),
   };
+}
+
+/**
+ * A lead foot (a vice, see fleet/vices.ts): the same driver, cruising at `factor` times the most an
+ * honest driver does on each road class — above the unsafe-driving limits on the faster roads —
+ * and taking only half of the traffic's slowdown. Bends, lights and jams still stop him.
+ */
+export function recklessProfile(base: DriverProfile, factor: number): DriverProfile {
+  const cruise = {} as Record<RoadClass, number>;
+  for (const rc of roadClasses) cruise[rc] = (ROAD_CLASS_PROFILES[rc].maxKmh * factor) / 3.6;
+  return { ...base, cruiseMs: cruise, trafficYield: 0.5 };
 }

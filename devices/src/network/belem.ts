@@ -18,6 +18,8 @@ export const belem: CityDef = {
     [12, 14],
     [17, 19],
   ],
+  // BEL_UNSAFE_DRIVING reads the CTB's 60 km/h of an urban arterial as the limit, BR-316 included.
+  speedLimitKmh: 60,
   junctions: {
     'bel-ver-o-peso': [-1.4526, -48.5036],
     'bel-docas': [-1.449, -48.4994],

@@ -87,4 +87,9 @@ export interface CityDef {
   charterLines?: readonly CharterLineDef[];
   /** Local rush hours [startHour, endHour), when traffic on main roads slows down. */
   rushHours: readonly (readonly [number, number])[];
+  /**
+   * The speed (km/h) the city's rules read as the limit on every road, where it is below the
+   * road classes' speeds: an honest driver keeps a few km/h under it on every road.
+   */
+  speedLimitKmh?: number;
 }

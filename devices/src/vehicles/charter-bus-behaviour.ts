@@ -1,3 +1,4 @@
+import type { Vices } from '../fleet/vices.js';
 import type { DriverProfile } from '../motion/driver-profile.js';
 import { planStops } from '../motion/planned-stops.js';
 import type { TrafficConditions } from '../motion/traffic.js';
@@ -9,6 +10,8 @@ import type { Activity, Behaviour, BehaviourContext, VehicleState } from './vehi
 
 /** Layover at each end of the line, minutes: the compressed timetable of the demo. */
 const LAYOVER_MIN: readonly [number, number] = [6, 25];
+/** An operator squeezing in extra trips (a vice) cuts the layovers to this share: 1–4 minutes, engine on. */
+const SHORT_LAYOVER_SHARE = 0.15;
 /** A layover at least this long is spent with the engine off. */
 const ENGINE_OFF_LAYOVER_S = 10 * 60;
 /** Share of the seats taken on a trip. */
@@ -23,6 +26,8 @@ export interface CharterBusOptions {
   rng: Random;
   /** Where in the timetable the bus starts. */
   start: { direction: Direction; layoverS: number };
+  /** A dishonest operator's habits (fleet/vices.ts): standing passengers, short layovers; absent: honest. */
+  vices?: Vices;
 }
 
 type Phase = 'layover' | 'dwell' | 'drive';
@@ -33,7 +38,7 @@ type Phase = 'layover' | 'dwell' | 'drive';
  * at the line's suburban places, drive the declared route, alight in the district, a short
  * layover, board there for the evening trip, alight in the suburb, layover — so that at any hour
  * some buses run loaded. Doors open only at the line's declared places, and the load never
- * exceeds the seats.
+ * exceeds the seats — unless the operator has the vice of standing passengers (fleet/vices.ts).
  */
 export class CharterBusBehaviour implements Behaviour {
   private direction: Direction;
@@ -47,6 +52,10 @@ export class CharterBusBehaviour implements Behaviour {
   constructor(private readonly o: CharterBusOptions) {
     this.direction = o.start.direction;
     this.firstLayoverS = o.start.layoverS;
+  }
+
+  private get standing(): number {
+    return this.o.vices?.overload ?? 0;
   }
 
   get currentDirection(): Direction {
@@ -70,7 +79,8 @@ export class CharterBusBehaviour implements Behaviour {
       case 'dwell':
         if (this.at >= places.length - 1) {
           this.direction = this.direction === 'morning' ? 'evening' : 'morning';
-          return this.layover(state, this.o.rng.range(LAYOVER_MIN[0], LAYOVER_MIN[1]) * 60);
+          const minutes = this.o.rng.range(LAYOVER_MIN[0], LAYOVER_MIN[1]);
+          return this.layover(state, minutes * 60 * (this.o.vices?.shortLayovers ? SHORT_LAYOVER_SHARE : 1));
         }
         return this.drive(state);
       case 'drive':
@@ -82,7 +92,9 @@ export class CharterBusBehaviour implements Behaviour {
   private planTrip(): void {
     const rng = this.o.rng;
     const boarding = this.o.line.boardingPlaces[this.direction];
-    const total = Math.round(this.o.capacity * rng.range(LOAD_FACTOR[0], LOAD_FACTOR[1]));
+    const seated = Math.round(this.o.capacity * rng.range(LOAD_FACTOR[0], LOAD_FACTOR[1]));
+    // An overloading operator fills every seat and then some.
+    const total = this.standing > 0 ? this.o.capacity + this.standing : seated;
     const weights = Array.from({ length: boarding }, () => rng.range(0.5, 1.5));
     const sum = weights.reduce((a, b) => a + b, 0);
     const counts = weights.map((w) => Math.floor((total * w) / sum));
@@ -125,7 +137,7 @@ export class CharterBusBehaviour implements Behaviour {
           atS: t,
           apply: (s) => {
             // A full coach boards nobody else: seats only (Art. 16 sole paragraph, Art. 22 I).
-            if (s.passengers >= this.o.capacity) return;
+            if (s.passengers >= this.o.capacity + this.standing) return;
             s.passengers++;
             s.boardingsSinceReport++;
           },

@@ -57,7 +57,9 @@ export class DriveActivity implements Activity {
 
   step(state: VehicleState, nowMs: number, dtS: number): number {
     if (this.finished) return 0;
-    const trafficFactor = this.traffic.step(nowMs, dtS);
+    const traffic = this.traffic.step(nowMs, dtS);
+    const yieldShare = this.profile.trafficYield;
+    const trafficFactor = yieldShare === undefined ? traffic : 1 - (1 - traffic) * yieldShare;
     if (this.current) {
       const used = Math.min(dtS, this.haltRemainingS);
       this.haltRemainingS -= used;

@@ -43,6 +43,8 @@ export class SimVehicle {
     private readonly rng: Random,
     /** The taximeter, for taxis. */
     readonly meter?: Taximeter,
+    /** A tampered tachograph reads this fraction of the real speed (a vice, fleet/vices.ts); default 1. */
+    private readonly tachographScale = 1,
   ) {
     this.clockMs = start.atMs;
     this.state = {
@@ -147,7 +149,7 @@ export class SimVehicle {
     }
     if (s.ignition) {
       const noise = this.rng.range(-0.004, 0.004);
-      const tacho = s.speedMs > 0 ? s.speedMs * 3.6 * (1 + this.tachoBias + noise) : 0;
+      const tacho = s.speedMs > 0 ? s.speedMs * 3.6 * (1 + this.tachoBias + noise) * this.tachographScale : 0;
       record.tacho = { speedKmh: round(tacho, 1), ...(s.driverId ? { driverId: s.driverId } : {}) };
     }
     return record;

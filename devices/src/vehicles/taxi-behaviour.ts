@@ -1,3 +1,4 @@
+import type { Vices } from '../fleet/vices.js';
 import { distanceM } from '../geo.js';
 import { localTime } from '../local-time.js';
 import type { DriverProfile } from '../motion/driver-profile.js';
@@ -7,7 +8,7 @@ import type { RoadGraph, SnappedPlace } from '../network/graph.js';
 import type { RoutePath } from '../network/route-path.js';
 import type { CityDef } from '../network/types.js';
 import type { Random } from '../random.js';
-import { driverTariff, type Taximeter, type TaxiPack } from '../tariff.js';
+import { driverTariff, type Tariff, type Taximeter, type TaxiPack } from '../tariff.js';
 import { DriveActivity } from './drive-activity.js';
 import { DwellActivity } from './dwell-activity.js';
 import { activeShift, type Shift } from './shift-plan.js';
@@ -32,6 +33,8 @@ export const MAX_TRIP_DETOUR_EXTRA_M = 2500;
 const MIN_TRIP_M = 1500;
 /** Mean distance a free taxi cruises before someone hails it on the street. */
 const MEAN_CRUISE_BEFORE_HAIL_M = 9000;
+/** The same for a driver who works the street rather than the stands (a vice, fleet/vices.ts). */
+const STREET_CRUISE_BEFORE_HAIL_M = 2500;
 /** No street hail this close to a stand: there the queue rules apply. */
 const NO_HAIL_NEAR_STAND_M = 250;
 /** Share of long jam halts in which the driver pauses the meter. */
@@ -53,6 +56,8 @@ export interface TaxiOptions {
   rng: Random;
   /** The graph node the taxi starts at. */
   startNode: number;
+  /** A dishonest driver's habits (fleet/vices.ts); absent: honest. */
+  vices?: Vices;
 }
 
 /**
@@ -108,7 +113,7 @@ export class TaxiBehaviour implements Behaviour {
   afterStep(state: VehicleState, current: Activity, nowMs: number, dtS: number, movedM: number): void {
     const meter = this.o.meter;
     if (meter.state !== 'hired' && meter.state !== 'stopped') return;
-    if (this.phase === 'hired') meter.tariff = driverTariff(this.o.pack, nowMs);
+    if (this.phase === 'hired') meter.tariff = this.tariff(nowMs);
     if (current instanceof DriveActivity) {
       const stop = current.current;
       if (stop && stop.kind === 'halt' && stop.durationS >= 20 && this.decidedStop !== stop) {
@@ -161,7 +166,8 @@ export class TaxiBehaviour implements Behaviour {
       // Already at the stand's node: queue right away.
       return this.arriveAtStand(state, nowMs, activeShift(this.o.shifts, nowMs, this.o.world.city.timeZone));
     }
-    const hailAt = this.o.rng.exponential(MEAN_CRUISE_BEFORE_HAIL_M);
+    const street = this.o.vices?.worksTheStreet ?? false;
+    const hailAt = this.o.rng.exponential(street ? STREET_CRUISE_BEFORE_HAIL_M : MEAN_CRUISE_BEFORE_HAIL_M);
     if (hailAt < path.lengthM - 300) {
       const vertex = path.segmentAt(hailAt) + 1;
       const p = path.points[vertex];
@@ -178,7 +184,8 @@ export class TaxiBehaviour implements Behaviour {
     const stand = this.lastStand;
     if (!stand?.hasRoom()) return this.cruiseToStand(state, nowMs, stand);
     this.phase = 'waiting';
-    const patienceMs = this.o.rng.range(20, 45) * 60_000;
+    // A street worker only looks in at a stand on the way.
+    const patienceMs = this.o.rng.range(20, 45) * (this.o.vices?.worksTheStreet ? 4_000 : 60_000);
     const shiftEndMs = shift ? this.shiftEndMs(shift, nowMs) : nowMs;
     return new StandWaitActivity(stand, this.o.vehicleId, Math.min(nowMs + patienceMs, shiftEndMs));
   }
@@ -187,7 +194,7 @@ export class TaxiBehaviour implements Behaviour {
     this.phase = 'boarding';
     const rng = this.o.rng;
     const adults = rng.weighted([1, 2, 3, 4], (n) => [0.55, 0.28, 0.12, 0.05][n - 1] ?? 0);
-    const party = Math.min(this.o.capacity, adults);
+    const party = this.partySize(adults);
     const children = party >= 2 && rng.chance(0.15) ? 1 : 0;
     const doorOpensS = rng.range(1, 3);
     const boardedS = doorOpensS + rng.range(4, 10);
@@ -207,9 +214,22 @@ export class TaxiBehaviour implements Behaviour {
       // The meter starts once the passenger is seated and the door shut (DF Art. 37 g).
       {
         atS: doorClosesS + 1,
-        apply: () => this.o.meter.hire(tripId, driverTariff(this.o.pack, nowMs + (doorClosesS + 1) * 1000)),
+        apply: () => {
+          if (!this.o.vices?.rideWithoutMeter) this.o.meter.hire(tripId, this.tariff(nowMs + (doorClosesS + 1) * 1000));
+        },
       },
     ]);
+  }
+
+  /** Who gets in: the party, within the car's capacity — or, for an overloading driver, beyond it. */
+  private partySize(adults: number): number {
+    const overload = this.o.vices?.overload ?? 0;
+    return overload > 0 ? this.o.capacity + overload : Math.min(this.o.capacity, adults);
+  }
+
+  /** The bandeira the driver sets: the hour's, or Bandeira II at any hour for a cheating one. */
+  private tariff(epochMs: number): Tariff {
+    return this.o.vices?.bandeira2Always ? 2 : driverTariff(this.o.pack, epochMs);
   }
 
   private driveToDestination(state: VehicleState, _nowMs: number): Activity {
