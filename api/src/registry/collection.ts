@@ -151,18 +151,6 @@ export class CollectionStore<S extends z.ZodObject> {
     if (items.length > MAX_BATCH)
       throw new AppError('BATCH_TOO_LARGE', `At most ${MAX_BATCH} records per request`, 413);
     const issues: { index: number; path: string; message: string }[] = [];
-    const validFrom = items.map((item, index) => {
-      const raw = (item as { validFrom?: unknown } | null)?.validFrom;
-      if (mode !== 'create') return undefined;
-      if (this.spec.inForceFrom) {
-        const own = this.spec.createSchema.safeParse(item);
-        return own.success ? this.spec.inForceFrom(own.data as Record<string, unknown>) : undefined;
-      }
-      if (raw === undefined || Object.hasOwn(this.spec.columns, 'validFrom')) return undefined;
-      const r = validFromSchema.safeParse(raw);
-      if (!r.success) issues.push({ index, path: 'validFrom', message: r.error.issues[0]?.message ?? 'invalid' });
-      return r.success ? r.data : undefined;
-    });
     const parsed = items.map((item, index) => {
       const r = this.spec.createSchema.safeParse(item);
       if (!r.success) {
@@ -170,6 +158,18 @@ export class CollectionStore<S extends z.ZodObject> {
         return undefined;
       }
       return r.data as Record<string, unknown>;
+    });
+    // When each new record's first version starts: its own in-force date, a back-dated
+    // `validFrom` in the body, or (undefined) now.
+    const validFrom = items.map((item, index) => {
+      const data = parsed[index];
+      if (mode !== 'create' || !data) return undefined;
+      if (this.spec.inForceFrom) return this.spec.inForceFrom(data);
+      const raw = (item as { validFrom?: unknown } | null)?.validFrom;
+      if (raw === undefined || Object.hasOwn(this.spec.columns, 'validFrom')) return undefined;
+      const r = validFromSchema.safeParse(raw);
+      if (!r.success) issues.push({ index, path: 'validFrom', message: r.error.issues[0]?.message ?? 'invalid' });
+      return r.success ? r.data : undefined;
     });
     if (issues.length > 0) throw new AppError('VALIDATION_FAILED', 'Some records do not match the schema', 400, issues);
     const tokens: (string | undefined)[] = [];
