@@ -198,6 +198,43 @@ describe('BEL_VEHICLE_TOO_OLD — Art. 27 (sole paragraph: age to 31 December), 
   });
 });
 
+describe('BEL_VEHICLE_TOO_OLD — Art. 28 II: the extension is 6 months renewable once', () => {
+  // Model 2015: past 10 years from 2025-12-31 (age 11 on that day), so no extension runs past 2026-12-31.
+  const old = (ageExtensionValidUntil: string) =>
+    engine({
+      vehicles: [taxi('t-1', 'belem-taxi', { modelYear: 2015, manufactureYear: 2015, ageExtensionValidUntil })],
+    });
+  it('Art. 28 II: an extension the registry dates beyond 12 months after the limit still ends at 12 months', () => {
+    expect(
+      latest(run(old('2027-06-30'), trip('2026-12-31', '10:00:00', 60).samples), 'BEL_VEHICLE_TOO_OLD'),
+    ).toHaveLength(0);
+    const v = only(run(old('2027-06-30'), trip('2027-01-01', '10:00:00', 60).samples), 'BEL_VEHICLE_TOO_OLD');
+    expect(v.variant).toBe('replacement-due');
+    expect(v.measured).toMatchObject({ ageLimitPassedOn: '2025-12-31', extensionLimit: '2026-12-31' });
+    expect(v.penalty).toMatchObject({ registryNonCompliance: true, item: 'Art. 28 II' });
+  });
+  it('Art. 28 II: within the 12 months a current extension clears it; a lapsed one is item 2.3', () => {
+    expect(
+      latest(run(old('2026-12-31'), trip('2026-12-31', '10:00:00', 60).samples), 'BEL_VEHICLE_TOO_OLD'),
+    ).toHaveLength(0);
+    expect(
+      only(run(old('2026-06-30'), trip('2026-07-01', '10:00:00', 60).samples), 'BEL_VEHICLE_TOO_OLD').variant,
+    ).toBe('extension-expired');
+  });
+});
+
+describe('BEL_DIV_EXPIRED — Art. 30–31, item 4.2: one continuing violation per lapsed D.I.V.', () => {
+  it('Art. 58 item 4.2: two days of operation with the same lapsed D.I.V. keep one event key', () => {
+    const e = engine({ vehicles: [taxi('t-1', 'belem-taxi', { divValidUntil: '2026-02-28' })] });
+    const events = [
+      ...run(e, trip('2026-03-03', '10:00:00', 60).samples, { close: false }),
+      ...run(e, trip('2026-03-04', '10:00:00', 60).samples),
+    ].filter((x) => x.violation.ruleId === 'BEL_DIV_EXPIRED');
+    expect(new Set(events.map((x) => x.violation.key)).size).toBe(1);
+    expect(only(events, 'BEL_DIV_EXPIRED').measured).toMatchObject({ daysOverdue: 4, lastOperatingDate: '2026-03-04' });
+  });
+});
+
 describe('BEL_DETOUR — Art. 58 item 3.5; BEL_OVERCHARGE — Art. 58 item 3.3', () => {
   it('flags a 9 km trip that ends 3 km from its start as a suspected detour', () => {
     const t = new Trace({

@@ -267,14 +267,50 @@ describe('DF_VEHICLE_TOO_OLD — Art. 25, §1, §2', () => {
 
 describe('DF_PERMIT_EXPIRED — Art. 14, §3, Art. 17 II', () => {
   const expired = { vehicles: [taxi('t-1', 'df-taxi', { permitValidUntil: '2026-03-01' })] };
-  it('fires within the 30-day grace period without cancellation, and past it with cancellation', () => {
+  it('Art. 14 §3: within the 30-day grace a suspected notice with no group; past it group C and cancellation (Art. 17 II)', () => {
     const within = only(run(engine(expired), trip('2026-03-10', '21:00:00', 60).samples), 'DF_PERMIT_EXPIRED');
-    expect(within.variant).toBe('permit-expired');
+    expect(within.variant).toBe('permit-expired-in-grace');
+    expect(within.confidence).toBe('suspected');
     expect(num(within, 'daysOverdue')).toBe(9);
-    expect(within.penalty).toMatchObject({ group: 'C', opensCancellation: false });
+    expect(within.penalty).toMatchObject({ group: null, opensCancellation: false, registryNonCompliance: true });
     const past = only(run(engine(expired), trip('2026-04-15', '21:00:00', 60).samples), 'DF_PERMIT_EXPIRED');
     expect(past.variant).toBe('permit-expired-past-grace');
-    expect(past.penalty.opensCancellation).toBe(true);
+    expect(past.confidence).toBe('confirmed');
+    expect(past.penalty).toMatchObject({ group: 'C', opensCancellation: true });
+  });
+  it('Art. 14 §3: day 30 after expiry is still in the grace, day 31 is past it', () => {
+    const day30 = only(run(engine(expired), trip('2026-03-31', '10:00:00', 60).samples), 'DF_PERMIT_EXPIRED');
+    expect(day30).toMatchObject({ variant: 'permit-expired-in-grace', confidence: 'suspected' });
+    expect(day30.penalty.group).toBeNull();
+    const day31 = only(run(engine(expired), trip('2026-04-01', '10:00:00', 60).samples), 'DF_PERMIT_EXPIRED');
+    expect(day31).toMatchObject({ variant: 'permit-expired-past-grace', confidence: 'confirmed' });
+    expect(day31.penalty).toMatchObject({ group: 'C', opensCancellation: true });
+  });
+  it('Art. 53 §3: three days of driving past the grace are one group-C violation that grows, not three', () => {
+    const e = engine(expired);
+    const events = [
+      ...run(e, trip('2026-04-14', '10:00:00', 60).samples, { close: false }),
+      ...run(e, trip('2026-04-15', '10:00:00', 60).samples, { close: false }),
+      ...run(e, trip('2026-04-16', '10:00:00', 60).samples),
+    ].filter((x) => x.violation.ruleId === 'DF_PERMIT_EXPIRED');
+    // One event key: the store's upsert grows one violation from the first day's start.
+    expect(new Set(events.map((x) => x.violation.key)).size).toBe(1);
+    expect(events[0]?.violation.localStartedAt.slice(0, 10)).toBe('2026-04-14');
+    const v = only(events, 'DF_PERMIT_EXPIRED');
+    expect(v.measured.lastOperatingDate).toBe('2026-04-16');
+    expect(num(v, 'daysOverdue')).toBe(46);
+  });
+  it('Art. 14 §3 / Art. 17 II: the grace notice and the past-grace violation are two events of one lapse', () => {
+    const e = engine(expired);
+    const events = [
+      ...run(e, trip('2026-03-31', '10:00:00', 60).samples, { close: false }),
+      ...run(e, trip('2026-04-01', '10:00:00', 60).samples),
+    ];
+    expect(
+      latest(events, 'DF_PERMIT_EXPIRED')
+        .map((v) => `${v.variant}:${v.confidence}:${v.phase}`)
+        .sort(),
+    ).toEqual(['permit-expired-in-grace:suspected:final', 'permit-expired-past-grace:confirmed:final']);
   });
   it('does not fire on the last day of validity; fires for the identified driver’s lapsed matrícula', () => {
     expect(latest(run(engine(expired), trip('2026-03-01', '21:00:00', 60).samples), 'DF_PERMIT_EXPIRED')).toHaveLength(
@@ -290,7 +326,7 @@ describe('DF_PERMIT_EXPIRED — Art. 14, §3, Art. 17 II', () => {
 });
 
 describe('DF_UNREGISTERED_DRIVER — Art. 36, Art. 37 x', () => {
-  it('fires for a driver card not registered on the permit, once per driver per day', () => {
+  it('Art. 37 x: fires for a driver card not registered on the permit, one violation per driver', () => {
     const v = only(
       run(engine(), trip('2026-03-04', '21:00:00', 60, { tachoDriverId: 'D-X' }).samples),
       'DF_UNREGISTERED_DRIVER',
@@ -298,9 +334,54 @@ describe('DF_UNREGISTERED_DRIVER — Art. 36, Art. 37 x', () => {
     expect(v.driverId).toBe('D-X');
     expect(v.measured.driverId).toBe('D-X');
     expect(v.penalty.group).toBe('C');
+    expect(v.confidence).toBe('confirmed');
   });
   it('does not fire for the registered driver', () => {
     expect(latest(run(engine(), trip('2026-03-04', '21:00:00', 60).samples), 'DF_UNREGISTERED_DRIVER')).toHaveLength(0);
+  });
+  const holderRegistry = (driverIds: string[]) => ({
+    operators: [
+      ...baseOperators,
+      {
+        id: 'op-holder',
+        name: 'Titular',
+        pack: 'df-taxi' as const,
+        kind: 'taxi-autonomous' as const,
+        status: 'authorized' as const,
+        document: '123.456.789-09',
+      },
+    ],
+    vehicles: [taxi('t-1', 'df-taxi', { operatorId: 'op-holder', permitKind: 'autonomous', driverIds })],
+    drivers: [
+      { id: 'D-1', name: 'Motorista Um', pack: 'df-taxi' as const },
+      { id: 'D-H', name: 'Titular', pack: 'df-taxi' as const, document: '12345678909' },
+      { id: 'D-O', name: 'Outro', pack: 'df-taxi' as const, document: '98765432100' },
+    ],
+  });
+  it('Art. 36: the permit holder is registered on their own permit even when not listed among its drivers', () => {
+    const events = run(
+      engine(holderRegistry(['D-1'])),
+      trip('2026-03-04', '21:00:00', 60, { tachoDriverId: 'D-H' }).samples,
+    );
+    expect(latest(events, 'DF_UNREGISTERED_DRIVER')).toHaveLength(0);
+    const other = run(
+      engine(holderRegistry(['D-1'])),
+      trip('2026-03-04', '21:00:00', 60, { tachoDriverId: 'D-O' }).samples,
+    );
+    expect(only(other, 'DF_UNREGISTERED_DRIVER').confidence).toBe('confirmed');
+  });
+  it('Art. 36: a permit with no drivers listed is a registry gap: suspected at most', () => {
+    const v = only(
+      run(engine(holderRegistry([])), trip('2026-03-04', '21:00:00', 60, { tachoDriverId: 'D-O' }).samples),
+      'DF_UNREGISTERED_DRIVER',
+    );
+    expect(v).toMatchObject({ variant: 'no-drivers-on-record', confidence: 'suspected' });
+    // The holder on a permit with no drivers listed is still registered.
+    const holder = run(
+      engine(holderRegistry([])),
+      trip('2026-03-04', '21:00:00', 60, { tachoDriverId: 'D-H' }).samples,
+    );
+    expect(latest(holder, 'DF_UNREGISTERED_DRIVER')).toHaveLength(0);
   });
 });
 

@@ -43,7 +43,12 @@ export const vehicleRecordSchema = z.object({
   plate: z.string().min(1),
   pack: packSchema,
   serviceType: serviceTypeSchema,
-  /** Registered capacity: passengers (taxis) or coach seats (charter buses, SP Art. 16 sole paragraph). */
+  /**
+   * Registered capacity in passenger places, the driver never included: passengers (taxis) or
+   * coach seats (charter buses, SP Art. 16 sole paragraph). A car whose CRLV *lotação* is 5
+   * (driver included) is a taxi of capacity 4. Compared with telemetry `passengers`, which never
+   * counts the driver either.
+   */
   capacity: z.number().int().min(1),
   /** Year of manufacture from the CRLV (DF Art. 25 §2). */
   manufactureYear: z.number().int().min(1900).max(2100),
@@ -91,6 +96,12 @@ export const operatorRecordSchema = z.object({
   name: z.string().min(1),
   pack: packSchema,
   kind: z.enum(operatorKinds),
+  /**
+   * CPF (a person: a DF autonomous permit holder, a Belém autorizatário) or CNPJ (a company). A
+   * driver record with the same document is the same person: the holder of an autonomous permit
+   * drives on it without being listed among its drivers (DF Art. 36).
+   */
+  document: z.string().nullable().default(null),
   status: z.enum(['authorized', 'suspended', 'revoked']),
   /** SP: the registration certificate is valid for 5 years (Art. 7 §3). */
   registrationValidUntil: localDateSchema.nullable().default(null),
@@ -106,6 +117,8 @@ export const driverRecordSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   pack: packSchema,
+  /** CPF: matches the `document` of the operator a permit holder is registered as (DF Art. 36). */
+  document: z.string().nullable().default(null),
   /** DF: the driver's *matrícula*, revalidated yearly (Art. 14). */
   matriculaValidUntil: localDateSchema.nullable().default(null),
   ...versioned,

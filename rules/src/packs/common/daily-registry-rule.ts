@@ -13,11 +13,18 @@ export interface RegistryBreach {
   readonly variant: string | null;
   readonly suspected: boolean;
   readonly measured: Measured;
-  /** Distinguishes several events on one day (e.g. the unregistered driver's id). */
+  /**
+   * The breach's identity, stable for as long as the registry leaves it unresolved: what lapsed
+   * and since when (e.g. `permit:2026-03-01:past-grace`, `div:2026-01-31`). It is the event id,
+   * so every later sample, day or engine run that finds the same breach lands on the same
+   * violation. Default: the variant, plus `subKey`.
+   */
+  readonly key?: string;
+  /** Distinguishes several breaches of one rule (e.g. the unregistered driver's id). */
   readonly subKey?: string;
 }
 
-export interface DailyRegistryRuleSpec<C, X extends SampleFacts> {
+export interface RegistryStateRuleSpec<C, X extends SampleFacts> {
   readonly id: RuleId;
   readonly pack: Pack;
   readonly legalBasis: readonly string[];
@@ -28,6 +35,8 @@ export interface DailyRegistryRuleSpec<C, X extends SampleFacts> {
   /** Does this sample count as operating? Default: moving. */
   operating?(ctx: X, config: C): boolean;
 }
+/** Former name of the spec (the rule was once split per local day). */
+export type DailyRegistryRuleSpec<C, X extends SampleFacts> = RegistryStateRuleSpec<C, X>;
 
 /** The inputs a registry check reads; the breach is recomputed only when one of them changes. */
 interface CheckInputs {
@@ -46,43 +55,53 @@ const sameInputs = (a: CheckInputs | null, b: CheckInputs): boolean =>
   a.driverId === b.driverId &&
   a.registry === b.registry;
 
-interface OpenDay {
-  readonly date: LocalDate;
+export const breachKey = (b: RegistryBreach): string =>
+  b.key ?? [b.variant ?? 'breach', ...(b.subKey ? [b.subKey] : [])].join(':');
+
+interface OpenBreach {
+  readonly key: string;
   readonly startMs: number;
   readonly lastMs: number;
   readonly lat: number;
   readonly lon: number;
   readonly breach: RegistryBreach;
   readonly driverId: string | null;
+  readonly lastDate: LocalDate;
   readonly reported: LastReport | null;
 }
 
 /**
- * Registry-state rules fire once per vehicle per local day of operation (in the pack's time
- * zone): the event is "operated on day D while the permit / inspection / D.I.V. was not in
- * order". It starts at the first operating sample of the day with the breach, grows with every
- * later one, and is final when the day changes, the registry is put in order, or the vehicle
- * goes silent. A day is the natural unit of an enforcement notice for a standing condition and
- * keeps one record per day instead of one per sample or per trip.
+ * Registry-state rules (permit, inspection, D.I.V., age, registration, driver): operating while
+ * the registry shows a breach is ONE continuing infraction, not one per day or per trip. The
+ * event starts at the first operating sample with the breach and grows with every later one —
+ * across local days and nights parked — until the breach ends: the registry is put in order, or
+ * the breach becomes another one (a new lapse date, the grace period over). The event id is the
+ * breach's key (what lapsed and since when), so after the engine closes an idle vehicle, or
+ * after a restart, the next operating sample with the same breach finds the same key and the
+ * store's upsert grows the same violation (its start stays the first one stored). Counting one
+ * infraction per day would turn three days of driving with an expired permit into three group-C
+ * infractions and open cancellation under DF Art. 53 §3.
  */
-export function dailyRegistryRule<C, X extends SampleFacts>(spec: DailyRegistryRuleSpec<C, X>): PackRule<C, X> {
-  const finding = (open: OpenDay, phase: 'ongoing' | 'final'): Finding => ({
+export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateRuleSpec<C, X>): PackRule<C, X> {
+  const finding = (open: OpenBreach, phase: 'ongoing' | 'final'): Finding => ({
     ruleId: spec.id,
-    eventId: open.breach.subKey ? `${open.date}:${open.breach.subKey}` : open.date,
+    eventId: open.key,
     phase,
     startedAt: open.startMs,
     endedAt: open.lastMs,
     lat: open.lat,
     lon: open.lon,
     place: null,
-    measured: { ...open.breach.measured, operatingDate: open.date },
+    // Only what stays true when the store grows the violation from a later engine run: its
+    // start is the first one stored, so no "first date" or day count of this run goes here.
+    measured: { ...open.breach.measured, lastOperatingDate: open.lastDate },
     confidence: confidenceOf(open.breach.suspected),
     variant: open.breach.variant,
     driverId: open.driverId,
   });
 
   interface State {
-    readonly open: OpenDay | null;
+    readonly open: OpenBreach | null;
     readonly inputs: CheckInputs | null;
     readonly breach: RegistryBreach | null;
   }
@@ -95,15 +114,9 @@ export function dailyRegistryRule<C, X extends SampleFacts>(spec: DailyRegistryR
     init: () => ({ open: null, inputs: null, breach: null }),
     step(state, ctx, config) {
       const operating = spec.operating ? spec.operating(ctx, config) : ctx.moving;
-      if (!operating && (state.open === null || state.open.date === ctx.local.date))
-        return { state, findings: noFindings };
-      let open = state.open;
+      if (!operating) return { state, findings: noFindings };
       const findings: Finding[] = [];
-      if (open && open.date !== ctx.local.date) {
-        findings.push(finding(open, 'final'));
-        open = null;
-      }
-      if (!operating) return { state: { ...state, open }, findings };
+      let open = state.open;
       // A registry fact changes with the registry, the day or the driver — not with every sample.
       const inputs: CheckInputs = {
         vehicle: ctx.vehicle,
@@ -117,20 +130,29 @@ export function dailyRegistryRule<C, X extends SampleFacts>(spec: DailyRegistryR
         if (open) findings.push(finding(open, 'final'));
         return { state: { open: null, inputs, breach: null }, findings };
       }
-      if (open && (open.breach.subKey ?? null) !== (breach.subKey ?? null)) {
+      const key = breachKey(breach);
+      if (open && open.key !== key) {
         findings.push(finding(open, 'final'));
         open = null;
       }
+      const date = ctx.local.date;
       open = open
-        ? { ...open, lastMs: ctx.ms, breach, driverId: ctx.sample.tachoDriverId ?? open.driverId }
+        ? {
+            ...open,
+            lastMs: ctx.ms,
+            breach,
+            driverId: ctx.sample.tachoDriverId ?? open.driverId,
+            lastDate: date,
+          }
         : {
-            date: ctx.local.date,
+            key,
             startMs: ctx.ms,
             lastMs: ctx.ms,
             lat: ctx.sample.lat,
             lon: ctx.sample.lon,
             breach,
             driverId: ctx.sample.tachoDriverId,
+            lastDate: date,
             reported: null,
           };
       const confidence = confidenceOf(breach.suspected);
@@ -148,3 +170,6 @@ export function dailyRegistryRule<C, X extends SampleFacts>(spec: DailyRegistryR
     },
   });
 }
+
+/** Former name, for rules written against it: the same continuing registry-state rule. */
+export const dailyRegistryRule = registryStateRule;

@@ -1,5 +1,5 @@
 import { daysBetween } from '../../../time/local-time.js';
-import { dailyRegistryRule, type RegistryBreach } from '../../common/daily-registry-rule.js';
+import { type RegistryBreach, registryStateRule } from '../../common/daily-registry-rule.js';
 import { fine } from '../../common/penalty-helpers.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
@@ -9,11 +9,12 @@ import { inspectionDue } from './vehicle-age.js';
  * FRET_INSPECTION_EXPIRED — Art. 17 (periodic *vistoria*: every 18 months up to 5 years of age,
  * 12 months over 5 and up to 10, 6 months over 10 and up to 15) and Art. 26 VII (Decreto
  * 51.396/2006: "com o selo de vistoria vencido", 25 ORTN), with apprehension under Art. 28-A.
- * Fires once per day of operation (moving). The inspection is overdue the day after the due
+ * Operating (moving) while overdue is one continuing violation per missed due date (not one per
+ * day): it grows until a new inspection is recorded. The inspection is overdue the day after the due
  * date. With no inspection on record at all the finding is suspected: the registry may simply
  * lack the date.
  */
-export const inspectionExpiredRule = dailyRegistryRule<SpConfig, SpContext>({
+export const inspectionExpiredRule = registryStateRule<SpConfig, SpContext>({
   id: 'FRET_INSPECTION_EXPIRED',
   pack: 'sp-fretamento',
   legalBasis: ['Art. 17', 'Art. 26 VII', 'Art. 28-A'],
@@ -30,6 +31,7 @@ export const inspectionExpiredRule = dailyRegistryRule<SpConfig, SpContext>({
       return {
         variant: 'no-inspection-on-record',
         suspected: true,
+        key: 'no-inspection-on-record',
         measured: { lastInspectionDate: null, ageYears: due.ageForPeriod },
       };
     }
@@ -37,6 +39,7 @@ export const inspectionExpiredRule = dailyRegistryRule<SpConfig, SpContext>({
     return {
       variant: null,
       suspected: false,
+      key: `due:${due.dueDate}`,
       measured: {
         lastInspectionDate: v.lastInspectionDate,
         inspectionValidUntil: v.inspectionValidUntil,

@@ -1,6 +1,6 @@
 import type { SampleFacts } from '../../../engine/sample-facts.js';
 import type { VehicleRecord } from '../../../registry/records.js';
-import { dailyRegistryRule, type RegistryBreach } from '../../common/daily-registry-rule.js';
+import { type RegistryBreach, registryStateRule } from '../../common/daily-registry-rule.js';
 import { fine } from '../../common/penalty-helpers.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
@@ -17,7 +17,8 @@ import type { SpContext } from '../context.js';
  *   registered, apprehension (Art. 28-A);
  * - `vehicle-suspended`: suspended by the regulator → Art. 26 VI (25 ORTN).
  * The pipeline keeps feeding telemetry from withdrawn vehicles: the rule reads the vehicle's
- * history, not just the current version. Once per day of operation.
+ * history, not just the current version. One continuing violation per breach (keyed by the variant
+ * and the registry change behind it), not one per day.
  */
 
 export type UnregisteredVariant =
@@ -25,6 +26,18 @@ export type UnregisteredVariant =
   | 'vehicle-not-registered'
   | 'vehicle-withdrawn'
   | 'vehicle-suspended';
+
+/** When the vehicle's current status began: edits of other fields in between make new versions, not a new breach. */
+function statusSince(history: readonly VehicleRecord[], v: VehicleRecord): string {
+  let since = v.validFrom;
+  const i = history.findIndex((h) => h.validFrom.getTime() === v.validFrom.getTime());
+  for (let j = i - 1; j >= 0; j--) {
+    const h = history[j];
+    if (!h || h.status !== v.status || h.validTo?.getTime() !== since.getTime()) break;
+    since = h.validFrom;
+  }
+  return since.toISOString();
+}
 
 export function unregisteredBreach(ctx: SampleFacts): RegistryBreach | null {
   const v = ctx.vehicle;
@@ -36,12 +49,14 @@ export function unregisteredBreach(ctx: SampleFacts): RegistryBreach | null {
       return {
         variant: 'vehicle-not-registered',
         suspected: false,
+        key: 'vehicle-not-registered',
         measured: { registeredFrom: history[0]?.validFrom.toISOString() ?? null },
       };
     }
     return {
       variant: 'vehicle-withdrawn',
       suspected: false,
+      key: `vehicle-withdrawn:${last.validTo?.toISOString() ?? 'retired'}`,
       measured: {
         plate: last.plate,
         registrationEndedAt: last.validTo?.toISOString() ?? null,
@@ -53,6 +68,7 @@ export function unregisteredBreach(ctx: SampleFacts): RegistryBreach | null {
     return {
       variant: 'vehicle-withdrawn',
       suspected: false,
+      key: `vehicle-withdrawn:${statusSince(history, v)}`,
       measured: { status: v.status, since: v.validFrom.toISOString() },
     };
   }
@@ -60,6 +76,7 @@ export function unregisteredBreach(ctx: SampleFacts): RegistryBreach | null {
     return {
       variant: 'vehicle-suspended',
       suspected: false,
+      key: `vehicle-suspended:${statusSince(history, v)}`,
       measured: { status: v.status, since: v.validFrom.toISOString() },
     };
   }
@@ -71,6 +88,7 @@ export function unregisteredBreach(ctx: SampleFacts): RegistryBreach | null {
     return {
       variant: 'operator-not-authorized',
       suspected: false,
+      key: `operator-not-authorized:${v.operatorId ?? 'none'}:${operator?.status ?? 'not-in-registry'}:${lapsed ? validUntil : 'status'}`,
       measured: {
         operatorId: v.operatorId,
         operatorStatus: operator?.status ?? 'not-in-registry',
@@ -81,7 +99,7 @@ export function unregisteredBreach(ctx: SampleFacts): RegistryBreach | null {
   return null;
 }
 
-export const unregisteredVehicleRule = dailyRegistryRule<SpConfig, SpContext>({
+export const unregisteredVehicleRule = registryStateRule<SpConfig, SpContext>({
   id: 'FRET_UNREGISTERED_VEHICLE',
   pack: 'sp-fretamento',
   legalBasis: ['Art. 23 I', 'Art. 26 VI', 'Art. 26 VII', 'Art. 28', 'Art. 28-A'],

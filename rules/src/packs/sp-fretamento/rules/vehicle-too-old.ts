@@ -1,4 +1,4 @@
-import { dailyRegistryRule } from '../../common/daily-registry-rule.js';
+import { registryStateRule } from '../../common/daily-registry-rule.js';
 import { fine } from '../../common/penalty-helpers.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
@@ -7,10 +7,10 @@ import { ageInYear } from './vehicle-age.js';
 /**
  * FRET_VEHICLE_TOO_OLD — Art. 5 sole paragraph item 1 (vehicles "com a idade máxima de 15
  * anos") and Art. 17 III (inspection periods end at 15 years). A registry non-compliance,
- * fined under the general Art. 23 V (10 ORTN). Fires once per day of operation when the
- * vehicle's age by calendar year exceeds the maximum.
+ * fined under the general Art. 23 V (10 ORTN). Fires when the vehicle operates with its age by
+ * calendar year above the maximum: one continuing violation until the vehicle leaves service.
  */
-export const vehicleTooOldRuleSp = dailyRegistryRule<SpConfig, SpContext>({
+export const vehicleTooOldRuleSp = registryStateRule<SpConfig, SpContext>({
   id: 'FRET_VEHICLE_TOO_OLD',
   pack: 'sp-fretamento',
   legalBasis: ['Art. 5 sole paragraph item 1', 'Art. 17 III', 'Art. 23 V'],
@@ -27,6 +27,7 @@ export const vehicleTooOldRuleSp = dailyRegistryRule<SpConfig, SpContext>({
     return {
       variant: null,
       suspected: false,
+      key: `over-age:${v.manufactureYear}`,
       measured: { manufactureYear: v.manufactureYear, ageYears: age, maxAgeYears: config.maxVehicleAgeYears },
     };
   },
