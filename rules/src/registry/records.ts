@@ -37,6 +37,8 @@ const versioned = {
 };
 
 export const vehicleStatuses = ['active', 'suspended', 'withdrawn'] as const;
+export const permitStatuses = ['active', 'suspended', 'withdrawn', 'cancelled'] as const;
+export type PermitStatus = (typeof permitStatuses)[number];
 
 export const vehicleRecordSchema = z.object({
   id: z.string().min(1),
@@ -75,6 +77,15 @@ export const vehicleRecordSchema = z.object({
   ageExtensionValidUntil: localDateSchema.nullable().default(null),
   driverIds: z.array(z.string()).default([]),
   status: z.enum(vehicleStatuses),
+  /**
+   * State of the permit (DF), authorization (Belém) or registration (SP) the vehicle runs under:
+   * `suspended` (DF Art. 15 interruption; Belém Art. 3 IX / Art. 15 *recolhimento*), `withdrawn`
+   * (DF Art. 54 *recolhimento* of the permit; Belém Art. 59 vehicle apprehended) or `cancelled`
+   * (DF Art. 17–18; Belém Art. 8 *cassação*). Read by DF/BEL_OPERATING_WHILE_SUSPENDED.
+   */
+  permitStatus: z.enum(permitStatuses).default('active'),
+  /** Belém: a cooperative vehicle of the special-tariff service (*transporte especial*, Art. 36–37). */
+  specialTariffService: z.boolean().default(false),
   /** The vehicle's tracker reads the tachograph: missing tachograph data is then a measured fact. */
   tachographLinked: z.boolean().default(false),
   ...versioned,
@@ -121,6 +132,12 @@ export const driverRecordSchema = z.object({
   document: z.string().nullable().default(null),
   /** DF: the driver's *matrícula*, revalidated yearly (Art. 14). */
   matriculaValidUntil: localDateSchema.nullable().default(null),
+  /** `withdrawn`: the regulator required the driver's removal (SP Art. 23 II). */
+  status: z.enum(vehicleStatuses).default('active'),
+  /** The driver's employer (SP Art. 12 sole paragraph: a *serviço particular* bus is driven by an employee). */
+  operatorId: z.string().nullable().default(null),
+  /** Belém: expiry of the union identification badge (*crachá*, Art. 3 II, Art. 23 §1; item 4.3). */
+  badgeValidUntil: localDateSchema.nullable().default(null),
   ...versioned,
 });
 export type DriverRecord = z.output<typeof driverRecordSchema>;
@@ -203,6 +220,13 @@ export const scheduleWindowSchema = z
   .refine((w) => w.daysOfWeek.length > 0 || w.dates.length > 0, 'a schedule window needs daysOfWeek or dates');
 export type ScheduleWindow = z.output<typeof scheduleWindowSchema>;
 
+export const otherCompanyAuthorizationSchema = z.object({
+  vehicleId: z.string().min(1),
+  reference: z.string().nullable().default(null),
+  validUntil: localDateSchema.nullable().default(null),
+});
+export type OtherCompanyAuthorization = z.output<typeof otherCompanyAuthorizationSchema>;
+
 export const contractRecordSchema = z.object({
   id: z.string().min(1),
   pack: z.literal('sp-fretamento'),
@@ -217,6 +241,11 @@ export const contractRecordSchema = z.object({
   boardingPlaces: z.array(placeSchema).default([]),
   alightingPlaces: z.array(placeSchema).default([]),
   schedule: z.array(scheduleWindowSchema).min(1),
+  /**
+   * The regulator's authorizations for listed vehicles registered to another operator (SP Art. 24
+   * II); `validUntil` null = for the life of the contract, else a local date, inclusive.
+   */
+  otherCompanyAuthorizations: z.array(otherCompanyAuthorizationSchema).default([]),
   ...versioned,
 });
 export type ContractRecord = z.output<typeof contractRecordSchema>;

@@ -1,6 +1,6 @@
 import type { Pack } from '@vigia/core';
 
-/** Every rule of shared/RULES.md, by pack. */
+/** Every rule of shared/RULES.md (catalogue v2: 40 rule ids), by pack. */
 export const ruleIdsByPack = {
   'sp-fretamento': [
     'FRET_BOARDING_AT_REGULAR_STOP',
@@ -13,6 +13,10 @@ export const ruleIdsByPack = {
     'FRET_UNSAFE_DRIVING',
     'FRET_ROUTE_DEVIATION',
     'FRET_REGULAR_SERVICE_PATTERN',
+    'FRET_NO_CONTRACT_IN_FORCE',
+    'FRET_DOOR_OPEN_MOVING',
+    'FRET_DRIVER_NOT_AUTHORIZED',
+    'FRET_VEHICLE_OF_ANOTHER_COMPANY',
   ],
   'df-taxi': [
     'DF_BANDEIRA2_MISUSE',
@@ -24,6 +28,8 @@ export const ruleIdsByPack = {
     'DF_PERMIT_EXPIRED',
     'DF_UNREGISTERED_DRIVER',
     'DF_OVERCHARGE',
+    'DF_OPERATING_WHILE_SUSPENDED',
+    'DF_METER_BEFORE_RIDE',
   ],
   'belem-taxi': [
     'BEL_BANDEIRA2_MISUSE',
@@ -37,6 +43,10 @@ export const ruleIdsByPack = {
     'BEL_OVERCHARGE',
     'BEL_UNAUTHORIZED_RADIO',
     'BEL_UNSAFE_DRIVING',
+    'BEL_OPERATING_WHILE_SUSPENDED',
+    'BEL_UNREGISTERED_DRIVER',
+    'BEL_STAND_ABANDONED',
+    'BEL_SPECIAL_TARIFF_VEHICLE_TOO_OLD',
   ],
 } as const satisfies Record<Pack, readonly string[]>;
 

@@ -149,6 +149,43 @@ export const belemConfigSchema = z.object({
       waitingHourCents: cents('Price of an hour of waiting, centavos. Null: trips with waiting time are not judged.'),
       baggageMaxFraction: z.number().min(0).default(0).meta({
         description: 'Allowance for big-volume charges of the planilha (Art. 34 §2), as a fraction of the fare.',
+  suspension: z
+    .object({
+      group: z.enum(['I', 'II', 'III', 'IV']).default('IV').meta({
+        description:
+          'Art. 58 group of BEL_OPERATING_WHILE_SUSPENDED (operating while the authorization is suspended, recolhida, apprehended or cancelled): the law lists no item for it; group IV is that of item 4.2 (operating without a valid D.I.V.).',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  standAbandoned: z
+    .object({
+      minSeconds: z.number().positive().default(7200).meta({
+        description:
+          'BEL_STAND_ABANDONED (item 1.1): seconds a taxi stays at a stand with the ignition off, the meter off and no driver identified before it counts as abandoned.',
+        interpretation: true,
+      }),
+      maxReportGapS: z.number().positive().default(600).meta({
+        description:
+          'A parked tracker reports seldom: silences up to this long (s) between its samples do not break the stay (at most general.idleCloseS, when the engine closes a silent vehicle).',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  specialTariff: z
+    .object({
+      maxAgeYears: z.number().int().positive().default(7).meta({
+        description:
+          'BEL_SPECIAL_TARIFF_VEHICLE_TOO_OLD: a vehicle of the special-tariff cooperative service has at most this many years of manufacture.',
+        basis: 'Art. 37',
+      }),
+      ageCounting: z.enum(['art-27-model-year', 'manufacture-year']).default('art-27-model-year').meta({
+        description:
+          'How the age of Art. 37 is counted: as Art. 27 sole paragraph counts it (one year more every 31 December from the model year) or by calendar year from the year of manufacture.',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
         interpretation: true,
       }),
     })

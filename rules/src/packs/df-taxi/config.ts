@@ -101,6 +101,15 @@ export const dfConfigSchema = z.object({
     .prefault({}),
   detour: z
     .object({
+  meterBeforeRide: z
+    .object({
+      minMetres: z.number().positive().default(1000).meta({
+        description:
+          'DF_METER_BEFORE_RIDE: metres driven with the meter hired and the occupancy sensor showing nobody on board.',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
       maxRatio: z.number().positive().default(1.8).meta({
         description: 'Trip distance over straight line above which a trip is a detour...',
         interpretation: true,
@@ -213,6 +222,11 @@ export const dfConfigSchema = z.object({
       DF_OVERCHARGE: groupOf('C', 'Anexo I group of charging above the tariff.'),
     })
     .prefault({}),
+      DF_OPERATING_WHILE_SUSPENDED: groupOf(
+        'C',
+        'Anexo I group of operating while the permit or vehicle is suspended, withdrawn (recolhida) or cancelled.',
+      ),
+      DF_METER_BEFORE_RIDE: groupOf('B', 'Anexo I group of starting the meter before the ride began.'),
   groupUpdfPercent: z.object({ A: percent('A'), B: percent('B'), C: percent('C'), D: percent('D') }).prefault({}),
   escalation: dfEscalationThresholdsSchema
     .prefault({})

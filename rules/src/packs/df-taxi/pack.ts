@@ -7,6 +7,8 @@ import { type DfConfig, type DfConfigInput, dfConfigSchema } from './config.js';
 import { dfBandeira2MisuseRule } from './rules/bandeira2-misuse.js';
 import { dfDetourRule } from './rules/detour.js';
 import { dfOverCapacityRule } from './rules/over-capacity.js';
+import { dfMeterBeforeRideRule } from './rules/meter-before-ride.js';
+import { dfOperatingWhileSuspendedRule } from './rules/operating-while-suspended.js';
 import { dfOverchargeRule } from './rules/overcharge.js';
 import { dfPermitExpiredRule, dfUnregisteredDriverRule, dfVehicleTooOldRule } from './rules/registry-rules.js';
 import { dfRideWithoutMeterRule } from './rules/ride-without-meter.js';
@@ -21,6 +23,8 @@ export const dfRules: readonly PackRule<DfConfig, TaxiContext>[] = [
   dfPermitExpiredRule,
   dfUnregisteredDriverRule,
   dfOverchargeRule,
+  dfOperatingWhileSuspendedRule,
+  dfMeterBeforeRideRule,
 ];
 
 export const dfOtherRules: readonly RuleMeta<DfConfig>[] = [dfStandQueueJumpRule];

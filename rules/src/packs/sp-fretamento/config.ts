@@ -192,4 +192,54 @@ export const spConfigSchema = z.object({
 });
 
 export type SpConfig = z.output<typeof spConfigSchema>;
+  noContract: z
+    .object({
+      minMovingSeconds: z.number().positive().default(60).meta({
+        description:
+          'FRET_NO_CONTRACT_IN_FORCE: seconds of driving with passengers on board (count > 0 on every sample) and no contract covering the vehicle before it is a violation (a flickering counter is not a carriage).',
+        interpretation: true,
+      }),
+      scheduleMarginMinutes: z.number().min(0).default(30).meta({
+        description:
+          "FRET_NO_CONTRACT_IN_FORCE: minutes before and after a contract's schedule window during which the contract still covers the vehicle (early departures, late returns).",
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  doorOpenMoving: z
+    .object({
+      minSpeedKmh: z.number().min(0).default(10).meta({
+        description: 'FRET_DOOR_OPEN_MOVING: a door open while the bus moves above this speed (km/h)...',
+        interpretation: true,
+      }),
+      minSeconds: z.number().positive().default(5).meta({
+        description: '...for at least this many seconds (first to last sample; a bouncing door sensor is not a door open).',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  driverAuthorization: z
+    .object({
+      unknownDriverOnParticular: z.enum(['suspected', 'ignore']).default('suspected').meta({
+        description:
+          'FRET_DRIVER_NOT_AUTHORIZED on a serviço particular: a tachograph driver id the registry does not know cannot be shown to be an employee (Art. 12 sole paragraph); report it as suspected, or ignore it.',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  vehicleOfAnotherCompany: z
+    .object({
+      minMovingSeconds: z.number().positive().default(60).meta({
+        description:
+          "FRET_VEHICLE_OF_ANOTHER_COMPANY: seconds of driving inside the contract's schedule window (± noContract.scheduleMarginMinutes) before the trip counts as run by the vehicle.",
+        interpretation: true,
+      }),
+      confidence: z.enum(['suspected', 'confirmed']).default('suspected').meta({
+        description:
+          'Confidence of FRET_VEHICLE_OF_ANOTHER_COMPANY: Art. 24 II exempts a rescue (socorro) of a broken-down bus, which telemetry cannot see; suspected leaves it to a reviewer.',
+        interpretation: true,
+        basis: 'Art. 24 II',
+      }),
+    })
+    .prefault({}),
 export type SpConfigInput = z.input<typeof spConfigSchema>;

@@ -8,13 +8,17 @@ import { type SpConfig, type SpConfigInput, spConfigSchema } from './config.js';
 import type { SpContext } from './context.js';
 import { detectDwell, initialDwellState } from './dwell-detector.js';
 import { boardingAtRegularStopRule } from './rules/boarding-at-regular-stop.js';
+import { doorOpenMovingRule } from './rules/door-open-moving.js';
+import { driverNotAuthorizedRule } from './rules/driver-not-authorized.js';
 import { inspectionExpiredRule } from './rules/inspection-expired.js';
+import { noContractInForceRule } from './rules/no-contract-in-force.js';
 import { overCapacityRuleSp } from './rules/over-capacity.js';
 import { regularServicePatternRule } from './rules/regular-service-pattern.js';
 import { routeDeviationRule } from './rules/route-deviation.js';
 import { tachographMismatchRule, tachographMissingRule } from './rules/tachograph.js';
 import { unregisteredVehicleRule } from './rules/unregistered-vehicle.js';
 import { unsafeDrivingRuleSp } from './rules/unsafe-driving.js';
+import { vehicleOfAnotherCompanyRule } from './rules/vehicle-of-another-company.js';
 import { vehicleTooOldRuleSp } from './rules/vehicle-too-old.js';
 
 /** Every rule of the sp-fretamento pack, in evaluation order. */
@@ -29,6 +33,10 @@ export const spRules: readonly PackRule<SpConfig, SpContext>[] = [
   unsafeDrivingRuleSp,
   routeDeviationRule,
   regularServicePatternRule,
+  noContractInForceRule,
+  doorOpenMovingRule,
+  driverNotAuthorizedRule,
+  vehicleOfAnotherCompanyRule,
 ];
 
 /** The sp-fretamento pack (São Paulo State metropolitan charter buses) with its configuration. */
