@@ -4,6 +4,7 @@ import { recidivismConfigSchema } from '../../penalties/recidivism.js';
 import { ruleIdsByPack } from '../../violations/rule-ids.js';
 import { holidayConfigSchema } from '../common/holiday-config.js';
 import { standPresenceConfigSchema } from '../common/stand-config.js';
+import { tripDistanceConfigSchema } from '../common/taxi-trip.js';
 
 const cents = (description: string) => z.number().int().positive().nullable().default(null).meta({ description });
 
@@ -36,6 +37,7 @@ export const belemConfigSchema = z.object({
     .positive()
     .default(900)
     .meta({ description: 'A meter trip silent for longer than this (s) ends incomplete.', interpretation: true }),
+  tripDistance: tripDistanceConfigSchema.prefault({}),
   bandeira2: z
     .object({
       minStretchSeconds: z.number().positive().default(60).meta({

@@ -62,6 +62,7 @@ export function createBelemTaxiPack(input: BelemConfigInput = {}): PackRuntime {
       overflow: { ruleId: 'BEL_STAND_OVERFLOW', minStayS: config.stands.overflowMinStayS },
     },
     tripMaxGapS: config.tripMaxGapS,
+    tripDistance: config.tripDistance,
     dispatch(record, registry) {
       const f = judgeDispatch(record, registry, config.timeZone);
       return f ? [f] : [];

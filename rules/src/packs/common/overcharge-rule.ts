@@ -12,7 +12,9 @@ import { round } from './round.js';
 import { isHired, type TaxiContext } from './taxi-context.js';
 
 /**
- * Meter fare above the fare recomputed from the trace and the pack's tariff table. The meter
+ * Meter fare above the fare recomputed from the trace and the pack's tariff table. Distance is
+ * the meter trip's measure (taxi-trip.ts), with GPS jitter filtered out as for the detour rule:
+ * a taxi waiting with its fixes wandering is waiting (time), not driving. The meter
  * charges distance at the displayed tariff, and time (*hora parada*) while stopped or slower
  * than the crossover speed (hourly price ÷ km price, where the two charges are equal). What the
  * trace cannot show is bounded instead of guessed: a stretch with no tariff reading is priced at
@@ -173,17 +175,20 @@ export function overchargeRule<C>(spec: {
         };
         return { state: { acc }, findings };
       }
-      // The interval since the previous sample is charged as the meter was then.
+      // The interval since the previous sample is charged as the meter was then. Its distance is
+      // the trip's own measure (taxi-trip.ts: GPS jitter while waiting adds nothing), the one the
+      // detour rule reads too.
       let { metres1, metres2, metresUnknown, waitingS } = acc;
+      const stepM = ctx.trip.stepM;
       if (!ctx.gapBefore && isHired(ctx) && acc.model) {
-        const speedKmh = ctx.dtS > 0 ? (ctx.segmentM / ctx.dtS) * 3.6 : 0;
+        const speedKmh = ctx.dtS > 0 ? (stepM / ctx.dtS) * 3.6 : 0;
         const price = acc.lastTariff === 2 ? acc.model.kmCents2 : acc.model.kmCents1;
         // Crossover speed (km/h) at which time and distance charge the same: cents/h ÷ cents/km.
         const crossover = acc.model.waitingHourCents === null ? 0 : acc.model.waitingHourCents / price;
         if (acc.lastStopped || speedKmh < crossover) waitingS += ctx.dtS;
-        else if (acc.lastTariff === 1) metres1 += ctx.segmentM;
-        else if (acc.lastTariff === 2) metres2 += ctx.segmentM;
-        else metresUnknown += ctx.segmentM;
+        else if (acc.lastTariff === 1) metres1 += stepM;
+        else if (acc.lastTariff === 2) metres2 += stepM;
+        else metresUnknown += stepM;
       }
       acc = {
         ...acc,

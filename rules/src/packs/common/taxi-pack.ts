@@ -12,7 +12,7 @@ import { StandBoard, type StandBoardRules } from './stand-board.js';
 import type { StandPresenceConfig } from './stand-config.js';
 import { initialPresenceState, trackPresence } from './stand-presence.js';
 import type { TaxiContext } from './taxi-context.js';
-import { initialTripState, trackTrip } from './taxi-trip.js';
+import { initialTripState, type TripDistanceSettings, trackTrip } from './taxi-trip.js';
 
 /** The parts of a taxi pack (DF, Belém) that differ; the wiring is shared. */
 export interface TaxiPackParts<C> {
@@ -29,6 +29,8 @@ export interface TaxiPackParts<C> {
   readonly presence: StandPresenceConfig;
   readonly board: StandBoardRules;
   readonly tripMaxGapS: number;
+  /** How trip distance filters GPS jitter (`tripDistance.*`, taxi-trip.ts). */
+  readonly tripDistance: TripDistanceSettings;
   dispatch?(record: DispatchRecord, registry: RegistryView, config: C): Finding[];
   assessRecidivism(violation: AssessedViolation, priors: readonly PriorViolation[]): RecidivismAssessment;
 }
@@ -61,7 +63,7 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
       const slots = rules.map((r) => r.createSlot(parts.config));
       return {
         step(facts) {
-          const t = trackTrip(trip, facts, parts.tripMaxGapS);
+          const t = trackTrip(trip, facts, parts.tripMaxGapS, parts.tripDistance);
           trip = t.state;
           const p = trackPresence(presence, facts, parts.presence);
           presence = p.state;

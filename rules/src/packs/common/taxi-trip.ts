@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { SampleFacts } from '../../engine/sample-facts.js';
+import { haversineM } from '../../geo/distance.js';
 
 /**
  * Meter trips of a taxi. A trip is a contiguous span of samples with the meter `hired` or
@@ -6,7 +8,33 @@ import type { SampleFacts } from '../../engine/sample-facts.js';
  * meter returns to `free`/`off`, when the trip id changes, or when telemetry stops for longer
  * than `tripMaxGapS` — then the trip is `incomplete`: its end (and so its destination, length and
  * final fare) is unknown and no end-of-trip decision may rest on it.
+ *
+ * **Trip distance is driven distance, not GPS jitter.** A taxi waiting on *hora parada* or in a
+ * jam reports fixes that wander around one point by about their accuracy; summing those hops
+ * would lengthen a trip that did not move (DF_DETOUR, BEL_DETOUR) and price metres nobody drove
+ * (DF/BEL_OVERCHARGE). So the trip keeps an anchor — the last position it counted — and a new fix
+ * adds distance only once it is farther from the anchor than `accuracyFactor` × the reported
+ * accuracy (the larger of the anchor's and the fix's; `assumedAccuracyM` for a fix with none):
+ * then the straight hop from the anchor is added and the fix becomes the anchor. Driving (every
+ * hop longer than the threshold) is measured exactly as before; crawling adds its distance once it
+ * has left the jitter radius; wandering in place adds nothing. Both the detour and the overcharge
+ * rule read this one measure (`TripView.distanceM`, `TripSignal.stepM`).
  */
+
+/** How trip distance is measured against GPS jitter (shared by both taxi packs, `tripDistance.*`). */
+export const tripDistanceConfigSchema = z.object({
+  accuracyFactor: z.number().min(0).default(2).meta({
+    description:
+      'A fix adds trip distance only when farther from the last counted position than this multiple of the reported GPS accuracy (the larger of the two fixes): fixes wandering around a taxi waiting (hora parada, traffic) add nothing to the trip (detour, overcharge).',
+    interpretation: true,
+  }),
+  assumedAccuracyM: z.number().min(0).default(10).meta({
+    description: 'GPS accuracy (m) assumed for a fix that reports none, for the trip-distance filter.',
+    interpretation: true,
+  }),
+});
+export type TripDistanceSettings = z.output<typeof tripDistanceConfigSchema>;
+export const defaultTripDistance: TripDistanceSettings = tripDistanceConfigSchema.parse({});
 
 export interface TripView {
   readonly id: string;
@@ -17,7 +45,7 @@ export interface TripView {
   readonly lastMs: number;
   readonly lastLat: number;
   readonly lastLon: number;
-  /** Metres driven inside the trip (sum of the intervals between its samples). */
+  /** Metres driven inside the trip: the hops between counted positions, GPS jitter filtered out. */
   readonly distanceM: number;
   /** Silences longer than `general.maxGapS` inside the trip: its distance is then a lower bound. */
   readonly gaps: number;
@@ -38,13 +66,40 @@ export interface TripSignal {
   readonly current: TripView | null;
   /** A trip that ended before (or at) this sample. */
   readonly ended: EndedTrip | null;
+  /** Metres this sample added to the current trip (0 while the fixes only wander around the anchor). */
+  readonly stepM: number;
+}
+
+interface Anchor {
+  readonly lat: number;
+  readonly lon: number;
+  readonly accuracyM: number;
 }
 
 export interface TripTrackerState {
   readonly trip: TripView | null;
+  /** The last position the current trip counted distance to. */
+  readonly anchor: Anchor | null;
 }
 
-export const initialTripState: TripTrackerState = { trip: null };
+export const initialTripState: TripTrackerState = { trip: null, anchor: null };
+
+const anchorOf = (ctx: SampleFacts, settings: TripDistanceSettings): Anchor => ({
+  lat: ctx.sample.lat,
+  lon: ctx.sample.lon,
+  accuracyM: ctx.sample.accuracyM ?? settings.assumedAccuracyM,
+});
+
+/**
+ * Metres from the anchor to this fix if the vehicle has really moved off it (see the header),
+ * else 0. The engine's own test (both speeds ≤ 1 km/h: `segmentM` 0) also holds it in place.
+ */
+export function displacementM(anchor: Anchor, ctx: SampleFacts, settings: TripDistanceSettings): number {
+  if (ctx.segmentM === 0) return 0;
+  const d = haversineM(anchor.lat, anchor.lon, ctx.sample.lat, ctx.sample.lon);
+  const accuracy = Math.max(anchor.accuracyM, ctx.sample.accuracyM ?? settings.assumedAccuracyM);
+  return d > settings.accuracyFactor * accuracy ? d : 0;
+}
 
 const inTrip = (ctx: SampleFacts): boolean => ctx.sample.meterState === 'hired' || ctx.sample.meterState === 'stopped';
 
@@ -52,9 +107,12 @@ export function trackTrip(
   state: TripTrackerState,
   ctx: SampleFacts,
   tripMaxGapS: number,
+  distance: TripDistanceSettings = defaultTripDistance,
 ): { state: TripTrackerState; signal: TripSignal } {
   const s = ctx.sample;
   let trip = state.trip;
+  let anchor = state.anchor;
+  let stepM = 0;
   let ended: EndedTrip | null = null;
   if (trip) {
     const silentS = (ctx.ms - trip.lastMs) / 1000;
@@ -87,13 +145,17 @@ export function trackTrip(
         samples: 1,
         maxFareCents: s.meterFareCents,
       };
+      anchor = anchorOf(ctx, distance);
     } else {
+      // Nothing is measured across a gap: the trace restarts from this fix.
+      stepM = ctx.gapBefore || !anchor ? 0 : displacementM(anchor, ctx, distance);
+      if (ctx.gapBefore || !anchor || stepM > 0) anchor = anchorOf(ctx, distance);
       trip = {
         ...trip,
         lastMs: ctx.ms,
         lastLat: s.lat,
         lastLon: s.lon,
-        distanceM: trip.distanceM + (ctx.gapBefore ? 0 : ctx.segmentM),
+        distanceM: trip.distanceM + stepM,
         gaps: trip.gaps + (ctx.gapBefore ? 1 : 0),
         maxIntervalS: Math.max(trip.maxIntervalS, (ctx.ms - trip.lastMs) / 1000),
         lateDropped: trip.lateDropped + ctx.lateDropped,
@@ -103,5 +165,6 @@ export function trackTrip(
       };
     }
   }
-  return { state: { trip }, signal: { current: trip, ended } };
+  if (!trip) anchor = null;
+  return { state: { trip, anchor }, signal: { current: trip, ended, stepM } };
 }

@@ -4,6 +4,7 @@ import { dfEscalationThresholdsSchema, recidivismConfigSchema } from '../../pena
 import { ruleIdsByPack } from '../../violations/rule-ids.js';
 import { holidayConfigSchema } from '../common/holiday-config.js';
 import { standPresenceConfigSchema } from '../common/stand-config.js';
+import { tripDistanceConfigSchema } from '../common/taxi-trip.js';
 
 const group = z.enum(['A', 'B', 'C', 'D']);
 const groupOf = (def: z.infer<typeof group>, description: string) =>
@@ -41,6 +42,7 @@ export const dfConfigSchema = z.object({
     description: 'A meter trip silent for longer than this (s) ends incomplete: no end-of-trip decision rests on it.',
     interpretation: true,
   }),
+  tripDistance: tripDistanceConfigSchema.prefault({}),
   bandeira2: z
     .object({
       minStretchSeconds: z.number().positive().default(60).meta({

@@ -48,6 +48,7 @@ export function createDfTaxiPack(input: DfConfigInput = {}): PackRuntime {
     presence: config.stands,
     board: { queueJump: 'DF_STAND_QUEUE_JUMP', overflow: null },
     tripMaxGapS: config.tripMaxGapS,
+    tripDistance: config.tripDistance,
     assessRecidivism: (violation, priors) =>
       assessDfEscalation(violation, priors, config.recidivism, config.escalation, config.timeZone),
   });
