@@ -73,17 +73,60 @@ describe('violation events: raised once per event, then updated, then final', ()
     });
   });
 
-  it('flush(now) finishes the events of a vehicle silent for idleCloseS, and a later sample starts afresh', () => {
+  it('flush(now) finishes the events of a vehicle silent for idleCloseS provisionally: a backlog contiguous in event time resumes the same event', () => {
+    const trace = () =>
+      new Trace({
+        at: at(SAO_PAULO, '2026-03-04', '07:00:00'),
+        lat: SP.lat,
+        lon: SP.lon,
+        fields: { vehicleId: 'bus-1', deviceId: 'dev-7', tachoSpeedKmh: 95, tachoDriverId: 'D-5' },
+      }).emit({ speedKmh: 95 });
+    const first = trace().drive(60, 95).samples;
+    const whole = trace().drive(120, 95).samples;
+    const rest = whole.slice(first.length);
+    const e = createRuleEngine({ registry: registry() });
+    for (const s of first) e.ingest(s);
+    const last = first.at(-1)?.ts.getTime() ?? 0;
+    expect(e.flush(last + 60_000)).toHaveLength(0);
+    const flushed = e.flush(last + 901_000).filter((x) => x.violation.ruleId === 'FRET_UNSAFE_DRIVING');
+    expect(flushed.map((x) => [x.type, x.violation.phase])).toEqual([['updated', 'final']]);
+    // Provisional: the event stays open, and a second flush says nothing new.
+    expect(e.stats().openEvents).toBe(1);
+    expect(e.flush(last + 931_000)).toHaveLength(0);
+    // The rest of the drive arrives 30 minutes late: the same event goes on (same key, higher revision).
+    const resumed = rest.flatMap((s) => e.ingest(s)).filter((x) => x.violation.ruleId === 'FRET_UNSAFE_DRIVING');
+    expect(resumed[0]).toMatchObject({
+      type: 'updated',
+      violation: { key: flushed[0]?.violation.key, phase: 'ongoing' },
+    });
+    expect(resumed[0]?.violation.revision).toBeGreaterThan(flushed[0]?.violation.revision ?? 0);
+    const final = e.close().find((x) => x.violation.ruleId === 'FRET_UNSAFE_DRIVING')?.violation;
+    // Exactly what the drive gives live, with no flush at all.
+    const live = createRuleEngine({ registry: registry() });
+    const liveFinal = [...whole.flatMap((s) => live.ingest(s)), ...live.close()]
+      .filter((x) => x.violation.ruleId === 'FRET_UNSAFE_DRIVING')
+      .at(-1)?.violation;
+    expect(final).toMatchObject({
+      key: liveFinal?.key,
+      startedAt: liveFinal?.startedAt,
+      endedAt: liveFinal?.endedAt,
+      measured: liveFinal?.measured,
+      phase: 'final',
+    });
+  });
+
+  it('idle close in event time: a sample more than idleCloseS after the last finishes the vehicle first, and starts afresh', () => {
     const e = createRuleEngine({ registry: registry() });
     const samples = speeding(60);
     for (const s of samples) e.ingest(s);
-    const last = samples.at(-1)?.ts.getTime() ?? 0;
-    expect(e.flush(last + 60_000)).toHaveLength(0);
-    const flushed = e.flush(last + 901_000);
-    expect(flushed.map((x) => [x.violation.ruleId, x.violation.phase])).toContainEqual([
-      'FRET_UNSAFE_DRIVING',
-      'final',
-    ]);
+    const later = speeding(60).map((s) => ({ ...s, ts: new Date(s.ts.getTime() + 61_000 + 901_000) }));
+    const events = later.flatMap((s) => e.ingest(s)).filter((x) => x.violation.ruleId === 'FRET_UNSAFE_DRIVING');
+    expect(events[0]?.violation.phase).toBe('final');
+    const keys = new Set(events.map((x) => x.violation.key));
+    expect(keys.size).toBe(2);
+    // A vehicle silent past general.backlogHorizonS (24 h) is closed for good by flush.
+    const lastMs = later.at(-1)?.ts.getTime() ?? 0;
+    expect(e.flush(lastMs + 86_401_000).some((x) => x.violation.phase === 'final')).toBe(true);
     expect(e.stats().openEvents).toBe(0);
   });
 

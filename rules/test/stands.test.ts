@@ -118,11 +118,23 @@ describe('stand queue decisions (pure) — DF Art. 37 m, n; Belém Art. 58 item 
     );
   });
   it('a ponto livre overflows only for taxis with at least `places` waiting taxis ahead of them', () => {
-    const ahead = [member('A', 0), member('B', 10_000)];
-    expect(decideOverflow({ presentAtCheck: true, enteredMs: 20_000 }, ahead, 2)?.ahead).toHaveLength(2);
-    expect(decideOverflow({ presentAtCheck: true, enteredMs: 20_000 }, ahead, 3)).toBeNull();
-    expect(decideOverflow({ presentAtCheck: false, enteredMs: 20_000 }, ahead, 2)).toBeNull();
-    expect(decideOverflow({ presentAtCheck: true, enteredMs: 5_000 }, ahead, 2)).toBeNull();
+    const waiting = (id: string, since: number, meter: 'free' | 'hired' | null = 'free') => ({
+      ...member(id, since, meter),
+      waitingSinceMs: meter === 'hired' ? null : since,
+    });
+    const ahead = [waiting('A', 0), waiting('B', 10_000)];
+    const entrant = (since: number | null) => ({ waitingSinceMs: since, meterAtCheck: 'free' as const });
+    expect(decideOverflow(entrant(20_000), ahead, 2)?.ahead).toHaveLength(2);
+    expect(decideOverflow(entrant(20_000), ahead, 2)?.confidence).toBe('confirmed');
+    expect(decideOverflow(entrant(20_000), ahead, 3)).toBeNull();
+    expect(decideOverflow(entrant(null), ahead, 2)).toBeNull();
+    expect(decideOverflow(entrant(5_000), ahead, 2)).toBeNull();
+    // Art. 3 XIV b: a hired taxi dropping a passenger off is not waiting, so it takes no place.
+    expect(decideOverflow(entrant(20_000), [waiting('A', 0), waiting('B', 10_000, 'hired')], 2)).toBeNull();
+    // No meter data: the stand may be full, but only a suspicion.
+    expect(decideOverflow(entrant(20_000), [waiting('A', 0), waiting('B', 10_000, null)], 2)?.confidence).toBe(
+      'suspected',
+    );
   });
 });
 
@@ -227,14 +239,15 @@ describe('BEL_STAND_OVERFLOW — Art. 3 XIV b (ponto livre), Art. 58 item 1.5', 
   });
 });
 
-describe('BEL_STAND_QUEUE_JUMP — Art. 58 item 1.5', () => {
-  it('flags a taxi hired ahead of one waiting longer at a ponto livre', () => {
+describe('BEL_STAND_QUEUE_JUMP — Art. 3 XIV, Art. 58 item 3.1', () => {
+  it('Art. 58 item 3.1: flags a taxi hired ahead of one waiting longer at a ponto livre (group III, 40 IPCA-E)', () => {
     const traces = standTrace(BELEM, BEL_STAND, [
       { id: 'A', arrive: 0 },
       { id: 'B', arrive: 60, hired: 120 },
     ]);
     const found = latest(feed(belemEngine(4), inTimeOrder(traces)), 'BEL_STAND_QUEUE_JUMP');
     expect(found.map((v) => v.vehicleId)).toEqual(['B']);
-    expect(found[0]?.penalty).toMatchObject({ group: 'I', units: 20 });
+    expect(found[0]?.penalty).toMatchObject({ group: 'III', units: 40, item: 'Art. 58 item 3.1' });
+    expect(found[0]?.legalBasis).toEqual(['Art. 3 XIV', 'Art. 58 item 3.1']);
   });
 });

@@ -28,7 +28,13 @@ export const generalConfigSchema = z.object({
       'An ongoing violation is re-emitted at most this often (seconds) while it only lengthens; a change of confidence or phase is emitted at once.',
   }),
   idleCloseS: z.number().positive().default(900).meta({
-    description: 'flush(now) finishes the open events of a vehicle silent for this long (seconds).',
+    description:
+      "A vehicle whose next sample comes more than this (seconds, event time) after its last is closed before that sample is judged: its runs end and its rules start afresh. flush(now) finishes the events of a vehicle silent this long by the server's clock only provisionally (its state is kept, so a late backlog resumes it).",
+    interpretation: true,
+  }),
+  backlogHorizonS: z.number().positive().default(86_400).meta({
+    description:
+      'How late (seconds) a backlog may arrive and still be judged exactly as if it had come live (RULES.md "Late and buffered data"): a silent vehicle is closed for good, and stand decisions stop being revised, this long after its last sample.',
     interpretation: true,
   }),
 });

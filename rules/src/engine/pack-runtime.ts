@@ -13,6 +13,8 @@ import type { SampleFacts } from './sample-facts.js';
 export interface VehicleRules {
   step(facts: SampleFacts): Finding[];
   close(info: CloseInfo): Finding[];
+  /** What `close(info)` would find, keeping the state (a provisional close: the vehicle may resume). */
+  peekClose(info: CloseInfo): Finding[];
 }
 
 /** What the engine needs from a pack; each pack module builds one from its parsed configuration. */
@@ -31,10 +33,15 @@ export interface PackRuntime {
   description(ruleId: RuleId): { readonly pt: string; readonly en: string };
   penalty(ruleId: RuleId, variant: string | null): PenaltySpec;
   newVehicle(): VehicleRules;
-  /** Decide cross-vehicle matters (stand queues) that waited for late telemetry, as of `nowMs`. */
-  flush(nowMs: number): Finding[];
-  /** A vehicle went silent: release its cross-vehicle state. */
+  /**
+   * Decide cross-vehicle matters (stand queues) that the pack's event-time watermark allows;
+   * `untilMs` (shutdown only) forces every decision up to it. A wall clock never goes here.
+   */
+  flush(untilMs?: number): Finding[];
+  /** A vehicle went silent in event time (its next sample came after `idleCloseS`): release its cross-vehicle state. */
   vehicleGone(vehicleId: string): Finding[];
+  /** What `vehicleGone` would finish, keeping the state (a provisional close). */
+  peekGone(vehicleId: string): Finding[];
   /** Judge a radio dispatch record (Belém); other packs return nothing. */
   dispatch(record: DispatchRecord, registry: RegistryView): Finding[];
   /** Recidivism and escalation under the pack's own article (see penalties/recidivism.ts). */

@@ -68,6 +68,10 @@ interface OpenEvent {
   violation: Violation;
   latest: Finding;
   emittedEndMs: number;
+  /** The final finding a provisional close (flush) emitted for it, as JSON; null when none is standing. */
+  provisional: string | null;
+  /** The vehicle resumed after a provisional close: the next finding is emitted at once (phase back to ongoing). */
+  reopened: boolean;
 }
 
 interface VehicleRuntime {
@@ -80,6 +84,8 @@ interface VehicleRuntime {
   prevMoving: boolean;
   lateSinceAccepted: number;
   closed: boolean;
+  /** flush(now) finished its events provisionally; its rules' state is kept for a late backlog. */
+  provisional: boolean;
   deviceId: string | null;
   lastLat: number | null;
   lastLon: number | null;
@@ -179,12 +185,27 @@ export class RuleEngine {
         prevMoving: false,
         lateSinceAccepted: 0,
         closed: false,
+        provisional: false,
         deviceId: null,
         lastLat: null,
         lastLon: null,
         open: new Map(),
       };
       this.vehicles.set(sample.vehicleId, v);
+    }
+    if (!v.closed && (ms - v.lastMs) / 1000 > runtime.general.idleCloseS) {
+      // Idle close in event time: the vehicle was silent longer than idleCloseS before this
+      // sample, whenever the sample arrives (live, or in a backlog uploaded hours later).
+      events.push(...this.closeVehicle(v, 'idle', sample.receivedAt));
+    } else if (v.provisional) {
+      // Contiguous with what came before a provisional close: resume as if no flush had happened.
+      v.provisional = false;
+      for (const open of v.open.values()) {
+        if (open.provisional !== null) {
+          open.provisional = null;
+          open.reopened = true;
+        }
+      }
     }
     if (v.closed) {
       v.rules = runtime.newVehicle();
@@ -223,21 +244,26 @@ export class RuleEngine {
   }
 
   /**
-   * Let time pass without a sample: finish the events of vehicles silent for `idleCloseS` and
-   * take the stand decisions that were waiting for them. Call it periodically with the
-   * pipeline's clock (or the latest sample time when replaying).
+   * Let time pass without a sample (call it periodically with the pipeline's clock). A vehicle
+   * silent for `idleCloseS` has its events finished **provisionally**: the close findings are
+   * emitted as final, but its rules' state and open events are kept, so a late backlog that is
+   * contiguous in event time resumes it exactly as if no flush had happened (the stored
+   * violation is then updated by its key, at a higher revision). Only a vehicle silent past
+   * `backlogHorizonS` is closed for good. `now` never moves the stand boards' clocks: stand
+   * decisions follow the packs' event-time watermarks.
    */
   flush(now: Date | number): ViolationEvent[] {
     const nowMs = typeof now === 'number' ? now : now.getTime();
+    const at = new Date(nowMs);
     const events: ViolationEvent[] = [];
     for (const v of this.vehicles.values()) {
-      if (!v.closed && (nowMs - v.lastMs) / 1000 > v.runtime.general.idleCloseS) {
-        events.push(...this.closeVehicle(v, 'idle', new Date(nowMs)));
-      }
+      if (v.closed) continue;
+      const silentS = (nowMs - v.lastMs) / 1000;
+      if (silentS > v.runtime.general.backlogHorizonS) events.push(...this.closeVehicle(v, 'idle', at));
+      else if (silentS > v.runtime.general.idleCloseS && !v.provisional) events.push(...this.provisionalClose(v, at));
     }
     for (const runtime of this.runtimes.values()) {
-      for (const f of runtime.flush(nowMs))
-        events.push(...this.materialize(runtime, f, f.vehicleId ?? '', new Date(nowMs)));
+      for (const f of runtime.flush()) events.push(...this.materialize(runtime, f, f.vehicleId ?? '', at));
     }
     return events;
   }
@@ -342,14 +368,66 @@ export class RuleEngine {
     const detectedAt = at ?? new Date(v.lastMs);
     const events: ViolationEvent[] = [];
     const findings = [...v.rules.close({ lastMs: v.lastMs, reason }), ...v.runtime.vehicleGone(v.vehicleId)];
-    for (const f of findings) events.push(...this.materialize(v.runtime, f, v.vehicleId, detectedAt));
+    for (const f of findings) {
+      // Already emitted, identical, by a provisional close: nothing new to say.
+      if (this.standsProvisionally(v, f)) v.open.delete(this.keyOf(v.runtime, f, v.vehicleId));
+      else events.push(...this.materialize(v.runtime, f, v.vehicleId, detectedAt));
+    }
     // Anything a rule left open is finished as it last stood.
     for (const open of [...v.open.values()]) {
-      events.push(...this.materialize(v.runtime, { ...open.latest, phase: 'final' }, v.vehicleId, detectedAt));
+      const f: Finding = { ...open.latest, phase: 'final' };
+      if (!this.standsProvisionally(v, f)) events.push(...this.materialize(v.runtime, f, v.vehicleId, detectedAt));
     }
+    v.open.clear();
     v.closed = true;
+    v.provisional = false;
     v.prev = null;
     return events;
+  }
+
+  /**
+   * flush(now) found the vehicle silent for `idleCloseS` by the server's clock: emit what a close
+   * would (every open event final), but keep the rules' state and the open events, so samples
+   * that arrive later and are contiguous in event time carry on as if nothing had happened. A
+   * provisional withdrawal is not emitted: only the real close (in event time) withdraws.
+   */
+  private provisionalClose(v: VehicleRuntime, at: Date): ViolationEvent[] {
+    const events: ViolationEvent[] = [];
+    const findings = [...v.rules.peekClose({ lastMs: v.lastMs, reason: 'idle' }), ...v.runtime.peekGone(v.vehicleId)];
+    const covered = new Set<string>();
+    for (const f of findings) {
+      if (f.phase === 'withdrawn') continue;
+      const key = this.keyOf(v.runtime, f, v.vehicleId);
+      covered.add(key);
+      events.push(...this.materializeProvisional(v, { ...f, phase: 'final' }, key, at));
+    }
+    for (const [key, open] of [...v.open]) {
+      if (covered.has(key)) continue;
+      events.push(...this.materializeProvisional(v, { ...open.latest, phase: 'final' }, key, at));
+    }
+    v.provisional = true;
+    return events;
+  }
+
+  private materializeProvisional(v: VehicleRuntime, f: Finding, key: string, detectedAt: Date): ViolationEvent[] {
+    const json = JSON.stringify(f);
+    const open = v.open.get(key);
+    if (open?.provisional === json) return [];
+    const revision = open ? open.violation.revision + 1 : 1;
+    const violation = this.build(v.runtime, f, f.vehicleId ?? v.vehicleId, key, detectedAt, revision, 'final');
+    v.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: json, reopened: false });
+    if (open) this.counters.updated++;
+    else this.counters.raised++;
+    return [{ type: open ? 'updated' : 'raised', violation, reason: null }];
+  }
+
+  private standsProvisionally(v: VehicleRuntime, f: Finding): boolean {
+    const open = v.open.get(this.keyOf(v.runtime, f, v.vehicleId));
+    return open?.provisional != null && open.provisional === JSON.stringify({ ...f, phase: 'final' });
+  }
+
+  private keyOf(runtime: PackRuntime, f: Finding, defaultVehicleId: string): string {
+    return `${runtime.pack}:${f.ruleId}:${f.vehicleId ?? defaultVehicleId}:${f.eventId}`;
   }
 
   private materialize(runtime: PackRuntime, f: Finding, defaultVehicleId: string, detectedAt: Date): ViolationEvent[] {
@@ -368,7 +446,8 @@ export class RuleEngine {
 
     if (f.phase === 'ongoing' && open) {
       open.latest = f;
-      const sameStanding = open.violation.confidence === f.confidence && open.violation.variant === f.variant;
+      const sameStanding =
+        !open.reopened && open.violation.confidence === f.confidence && open.violation.variant === f.variant;
       const intervalMs = runtime.general.updateIntervalS * 1000;
       if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return [];
     }
@@ -384,7 +463,7 @@ export class RuleEngine {
       f.phase === 'final' ? 'final' : 'ongoing',
     );
     if (f.phase === 'final') v?.open.delete(key);
-    else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt });
+    else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: null, reopened: false });
     if (open) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: open ? 'updated' : 'raised', violation, reason: null }];

@@ -75,6 +75,8 @@ export interface RuleSlot<X> {
   readonly ruleId: RuleId;
   step(ctx: X): readonly Finding[];
   close(info: CloseInfo): readonly Finding[];
+  /** What `close(info)` would find, leaving the state as it is (a provisional close: the vehicle may resume). */
+  peekClose(info: CloseInfo): readonly Finding[];
 }
 
 export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRule<C, X> {
@@ -97,6 +99,9 @@ export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRu
           const result = definition.close(state, info, config);
           state = result.state;
           return result.findings;
+        },
+        peekClose(info: CloseInfo) {
+          return definition.close(state, info, config).findings;
         },
       };
     },

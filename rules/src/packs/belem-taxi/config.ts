@@ -84,7 +84,7 @@ export const belemConfigSchema = z.object({
       }),
       overflowMinStayS: z.number().positive().default(60).meta({
         description:
-          'A taxi that entered a full ponto livre is flagged if still there this long (s) after entering with the stand still full.',
+          'A taxi waits at a ponto livre once it has stood there this long (s) with the meter free (a hired taxi dropping a passenger off is not waiting). A taxi that starts waiting while as many taxis as the stand has places are already waiting is flagged (BEL_STAND_OVERFLOW).',
         interpretation: true,
       }),
       unauthorizedGroup: z.enum(['I', 'II', 'III', 'IV']).default('I').meta({

@@ -8,15 +8,27 @@ import { decideOverflow, decideQueueJump, type StandMemberSnapshot, snapshotValu
 
 /**
  * The shared state of a pack's taxi stands: which taxi was where, when, with its meter in which
- * state. Vehicles' samples arrive interleaved and each vehicle's stream may lag the others, so a
- * queue decision about instant t waits until every taxi involved has reported past t (or has
- * been silent for `presenceTimeoutS` by the pack's watermark — the latest sample time seen — and
- * is then taken as gone). The decision itself is a pure function (stand-queue.ts).
+ * state — judged in event time (RULES.md "Late and buffered data").
+ *
+ * Vehicles' samples arrive interleaved and each vehicle's stream may lag the others, or come
+ * hours later as one backlog. A decision about instant t (a hire: queue jump; a taxi that has
+ * waited the minimum stay: overflow) is first taken once the pack's event-time watermark (the
+ * latest sample time of any of its taxis — never the server's clock) has reached t +
+ * `decisionDelayS` and every taxi known at the stand has reported past t, or, for a taxi that
+ * stays silent, once the watermark is `presenceTimeoutS` further on. A silent taxi is then
+ * taken as where its own data last put it. Decisions stay open to revision for
+ * `general.backlogHorizonS`: when a taxi's data crosses an instant already decided at its stand
+ * (a late backlog, a taxi unknown at the decision), the decision is taken again with it. The
+ * decisions are monotone in what is known (stand-queue.ts), so a revision can only add or
+ * confirm a violation; once every device's data is in, the violations are the same whatever
+ * the order and the delay of its arrival.
  */
 
 interface Interval {
   readonly vehicleId: string;
   readonly stand: StandRecord;
+  /** One of the stand's queue (at a ponto fixo: a holder). */
+  readonly entitled: boolean;
   readonly enteredMs: number;
   lastInsideMs: number;
   leftMs: number | null;
@@ -24,31 +36,47 @@ interface Interval {
   lon: number;
   /** Meter state changes while at the stand: [ms, state]. */
   readonly meterLog: Array<readonly [number, MeterState | null]>;
+  /** The overflow case of its current waiting streak, if any. */
+  streak: OverflowCase | null;
 }
 
-interface PendingJump {
-  readonly hired: Interval;
-  readonly hireMs: number;
+interface CaseBase {
+  readonly subject: Interval;
+  /** The decision instant. */
+  readonly atMs: number;
+  decided: boolean;
+  /** JSON of the last finding emitted for it (null: none). */
+  emitted: string | null;
+}
+
+interface JumpCase extends CaseBase {
+  readonly kind: 'jump';
   readonly viaMeter: boolean;
   readonly lat: number;
   readonly lon: number;
 }
 
-interface PendingOverflow {
-  readonly entrant: Interval;
-  readonly checkMs: number;
+interface OverflowCase extends CaseBase {
+  readonly kind: 'overflow';
+  /** When the entrant started waiting (free and stopped at the stand). */
+  readonly sinceMs: number;
+  /** The entrant's last sample of this waiting streak. */
+  lastWaitingMs: number;
+  /** The streak is over (hired, meter off, left, or the vehicle went silent). */
+  ended: boolean;
+  /** Flagged and still reported as ongoing. */
+  flagged: boolean;
 }
 
-interface FlaggedOverflow {
-  readonly entrant: Interval;
-  readonly finding: Finding;
-}
+type StandCase = JumpCase | OverflowCase;
 
 export interface StandBoardRules {
   readonly queueJump: RuleId;
   /** Null where the pack has no overflow rule (DF). */
   readonly overflow: { readonly ruleId: RuleId; readonly minStayS: number } | null;
 }
+
+const isWaitingMeter = (state: MeterState | null): boolean => state === 'free' || state === null;
 
 function meterAt(interval: Interval, ms: number): MeterState | null {
   let state: MeterState | null = null;
@@ -59,110 +87,121 @@ function meterAt(interval: Interval, ms: number): MeterState | null {
   return state;
 }
 
+/** Since when the taxi has been waiting (at the stand, meter free or unknown) at `ms`; null: not waiting. */
+function waitingSince(interval: Interval, ms: number): number | null {
+  if (interval.enteredMs > ms || interval.lastInsideMs < ms) return null;
+  let since: number | null = null;
+  for (const [at, state] of interval.meterLog) {
+    if (at > ms) break;
+    if (!isWaitingMeter(state)) since = null;
+    else since ??= Math.max(at, interval.enteredMs);
+  }
+  return since;
+}
+
+const byEntry = (a: Interval, b: Interval): number =>
+  a.enteredMs - b.enteredMs || (a.vehicleId < b.vehicleId ? -1 : a.vehicleId > b.vehicleId ? 1 : 0);
+
 export class StandBoard {
   private readonly byStand = new Map<string, Interval[]>();
-  /** Recent presences per vehicle (for the hire lookback). */
+  /** Recent presences per vehicle (to place a hire). */
   private readonly byVehicle = new Map<string, Interval[]>();
   private readonly open = new Map<string, Interval>();
   private readonly lastSeen = new Map<string, number>();
-  private pendingJumps: PendingJump[] = [];
-  private pendingOverflows: PendingOverflow[] = [];
-  private readonly flagged = new Map<Interval, FlaggedOverflow>();
-  private watermarkMs = 0;
-  private prunedAtMs = 0;
+  private readonly cases = new Map<string, StandCase[]>();
+  /** Per stand, the latest decision instant already decided (skips the revision scan). */
+  private readonly latestDecided = new Map<string, number>();
+  private pending: StandCase[] = [];
+  private watermarkMs = Number.NEGATIVE_INFINITY;
+  /** Shutdown: decide everything up to this instant, ready or not. */
+  private forcedMs = Number.NEGATIVE_INFINITY;
+  private prunedAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly config: StandPresenceConfig,
     private readonly rules: StandBoardRules,
+    /** general.backlogHorizonS: how long decisions stay open to late data. */
+    private readonly horizonS = 86_400,
   ) {}
 
   /** Feed one vehicle's stand signal for its sample at `ms`; returns findings (for any vehicle). */
   update(vehicleId: string, ms: number, signal: StandSignal): Finding[] {
+    const prevSeen = this.lastSeen.get(vehicleId) ?? Number.NEGATIVE_INFINITY;
     this.lastSeen.set(vehicleId, ms);
     if (ms > this.watermarkMs) this.watermarkMs = ms;
     const findings: Finding[] = [];
+    const touched = new Set<string>();
 
     for (const p of signal.left) {
       const interval = this.open.get(openKey(vehicleId, p.stand.id));
       if (!interval) continue;
+      touched.add(p.stand.id);
       interval.leftMs = ms;
       this.open.delete(openKey(vehicleId, p.stand.id));
-      const flagged = this.flagged.get(interval);
-      if (flagged) {
-        findings.push({ ...flagged.finding, phase: 'final', endedAt: interval.lastInsideMs });
-        this.flagged.delete(interval);
-      }
+      this.endStreak(interval, findings);
     }
     for (const p of signal.present) {
+      touched.add(p.stand.id);
       const key = openKey(vehicleId, p.stand.id);
       let interval = this.open.get(key);
       if (!interval) {
         interval = {
           vehicleId,
           stand: p.stand,
+          entitled: p.entitled,
           enteredMs: p.enteredMs,
           lastInsideMs: p.lastInsideMs,
           leftMs: null,
           lat: p.lat,
           lon: p.lon,
           meterLog: [[ms, signal.meterState]],
+          streak: null,
         };
         this.open.set(key, interval);
-        const list = this.byStand.get(p.stand.id);
-        if (list) list.push(interval);
-        else this.byStand.set(p.stand.id, [interval]);
-        const own = this.byVehicle.get(vehicleId);
-        if (own) own.push(interval);
-        else this.byVehicle.set(vehicleId, [interval]);
-        if (this.rules.overflow && p.stand.kind === 'livre') {
-          this.pendingOverflows.push({ entrant: interval, checkMs: p.enteredMs + this.rules.overflow.minStayS * 1000 });
-        }
+        push(this.byStand, p.stand.id, interval);
+        push(this.byVehicle, vehicleId, interval);
       }
       interval.lastInsideMs = p.lastInsideMs;
       interval.lat = p.lat;
       interval.lon = p.lon;
       const lastLogged = interval.meterLog[interval.meterLog.length - 1];
       if (!lastLogged || lastLogged[1] !== signal.meterState) interval.meterLog.push([ms, signal.meterState]);
-      const flagged = this.flagged.get(interval);
-      if (flagged && ms > flagged.finding.endedAt) {
-        const updated: Finding = { ...flagged.finding, endedAt: ms };
-        this.flagged.set(interval, { entrant: interval, finding: updated });
-        findings.push(updated);
-      }
+      this.trackStreak(interval, ms, signal.meterState, findings);
     }
 
     if (signal.hire) {
-      const lookbackMs = this.config.hireLookbackS * 1000;
+      const afterMs = this.config.hireAfterLeavingS * 1000;
       for (const interval of this.byVehicle.get(vehicleId) ?? []) {
-        const atStand = interval.leftMs === null || ms - interval.lastInsideMs <= lookbackMs;
-        if (!atStand || interval.enteredMs > ms) continue;
-        this.pendingJumps.push({
-          hired: interval,
-          hireMs: ms,
+        // DF Art. 37 e: a taxi hailed away from the stand must stop; only a hire inside the
+        // area, or at its edge while still there or just after leaving it, is a hire at the stand.
+        const near = signal.hire.near.some((n) => n.standId === interval.stand.id);
+        const atStand = interval.leftMs === null || ms - interval.lastInsideMs <= afterMs;
+        if (!near || !atStand || interval.enteredMs > ms) continue;
+        touched.add(interval.stand.id);
+        this.addCase({
+          kind: 'jump',
+          subject: interval,
+          atMs: ms,
           viaMeter: signal.hire.viaMeter,
           lat: interval.lat,
           lon: interval.lon,
+          decided: false,
+          emitted: null,
         });
       }
     }
 
-    if (this.due()) findings.push(...this.resolve());
+    // This taxi's data has crossed instants already decided at these stands: decide them again.
+    for (const standId of touched) {
+      if ((this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY) <= prevSeen) continue;
+      for (const c of this.cases.get(standId) ?? []) {
+        if (c.decided && c.atMs > prevSeen && c.atMs <= ms) this.decide(c, findings);
+      }
+    }
+
+    if (this.due()) this.resolve(findings);
     else this.prune();
     return findings;
-  }
-
-  /**
-   * Is any pending decision old enough (by the watermark) to be tried? Decisions wait at least
-   * `decisionDelayS`, so most samples need not look at the pending lists at all.
-   */
-  private due(): boolean {
-    const delayMs = this.config.decisionDelayS * 1000;
-    const first = this.pendingJumps[0];
-    const firstOverflow = this.pendingOverflows[0];
-    return (
-      (first !== undefined && this.watermarkMs - first.hireMs >= delayMs) ||
-      (firstOverflow !== undefined && this.watermarkMs - firstOverflow.checkMs >= delayMs)
-    );
   }
 
   /** Does a sample at `ms` have anything to do on the board (pending decisions coming due)? */
@@ -171,26 +210,40 @@ export class StandBoard {
     return this.due();
   }
 
-  /** A vehicle went silent: its open presences end where it was last seen inside. */
+  /** The vehicle went silent in event time: its open presences end where it was last seen inside. */
   vehicleGone(vehicleId: string): Finding[] {
     const findings: Finding[] = [];
     for (const [key, interval] of this.open) {
       if (interval.vehicleId !== vehicleId) continue;
       interval.leftMs = interval.lastInsideMs;
       this.open.delete(key);
-      const flagged = this.flagged.get(interval);
-      if (flagged) {
-        findings.push({ ...flagged.finding, phase: 'final' });
-        this.flagged.delete(interval);
+      this.endStreak(interval, findings);
+    }
+    return findings;
+  }
+
+  /** What vehicleGone would finish (flagged overflows), leaving the board as it is. */
+  peekGone(vehicleId: string): Finding[] {
+    const findings: Finding[] = [];
+    for (const interval of this.open.values()) {
+      const c = interval.vehicleId === vehicleId ? interval.streak : null;
+      if (c?.flagged) {
+        const f = this.overflowFinding(c, true);
+        if (f) findings.push(f);
       }
     }
     return findings;
   }
 
-  /** Advance the watermark (no sample needed) and decide what can be decided. */
-  flush(nowMs: number): Finding[] {
-    if (nowMs > this.watermarkMs) this.watermarkMs = nowMs;
-    return this.resolve();
+  /**
+   * Decide what the event-time watermark allows. `untilMs` (shutdown only) forces every decision
+   * up to that instant; a wall clock must never be passed here.
+   */
+  flush(untilMs?: number): Finding[] {
+    if (untilMs !== undefined && untilMs > this.forcedMs) this.forcedMs = untilMs;
+    const findings: Finding[] = [];
+    this.resolve(findings);
+    return findings;
   }
 
   /** Open presences per stand (for tests and the dashboard). */
@@ -200,149 +253,238 @@ export class StandBoard {
       .map((i) => ({ vehicleId: i.vehicleId, enteredMs: i.enteredMs }));
   }
 
-  /** Is what `interval` did at `ms` known yet? */
-  private known(interval: Interval, ms: number): boolean {
-    if (interval.lastInsideMs >= ms || interval.leftMs !== null) return true;
-    const seen = this.lastSeen.get(interval.vehicleId) ?? Number.NEGATIVE_INFINITY;
-    if (seen >= ms) return true;
-    return (this.watermarkMs - seen) / 1000 > this.config.presenceTimeoutS;
+  private addCase(c: StandCase): void {
+    push(this.cases, c.subject.stand.id, c);
+    this.pending.push(c);
   }
 
-  private snapshot(interval: Interval, ms: number): StandMemberSnapshot {
+  /** A waiting streak (meter free or unknown, at a ponto livre) starts, goes on or ends at this sample. */
+  private trackStreak(interval: Interval, ms: number, meter: MeterState | null, findings: Finding[]): void {
+    const overflow = this.rules.overflow;
+    if (!overflow || interval.stand.kind !== 'livre') return;
+    if (!isWaitingMeter(meter)) {
+      this.endStreak(interval, findings);
+      return;
+    }
+    const c = interval.streak;
+    if (c === null) {
+      const sinceMs = Math.max(ms, interval.enteredMs);
+      const created: OverflowCase = {
+        kind: 'overflow',
+        subject: interval,
+        atMs: sinceMs + overflow.minStayS * 1000,
+        sinceMs,
+        lastWaitingMs: ms,
+        ended: false,
+        flagged: false,
+        decided: false,
+        emitted: null,
+      };
+      interval.streak = created;
+      this.addCase(created);
+      return;
+    }
+    c.lastWaitingMs = ms;
+    if (c.flagged) this.emit(c, this.overflowFinding(c, false), findings);
+  }
+
+  private endStreak(interval: Interval, findings: Finding[]): void {
+    const c = interval.streak;
+    if (!c) return;
+    interval.streak = null;
+    c.ended = true;
+    if (c.flagged) {
+      c.flagged = false;
+      this.emit(c, this.overflowFinding(c, false), findings);
+    }
+  }
+
+  /** Is any pending decision old enough (by the watermark) to be tried? */
+  private due(): boolean {
+    const delayMs = this.config.decisionDelayS * 1000;
+    for (const c of this.pending) if (this.watermarkMs - c.atMs >= delayMs || this.forcedMs >= c.atMs) return true;
+    return false;
+  }
+
+  /** Is what `interval` did at `ms` known yet (its own data past `ms`, or it has left)? */
+  private known(interval: Interval, ms: number): boolean {
+    if (interval.lastInsideMs >= ms || interval.leftMs !== null) return true;
+    return (this.lastSeen.get(interval.vehicleId) ?? Number.NEGATIVE_INFINITY) >= ms;
+  }
+
+  private others(c: StandCase): Interval[] {
+    const bound = c.kind === 'jump' ? c.atMs : c.sinceMs;
+    return (this.byStand.get(c.subject.stand.id) ?? [])
+      .filter((i) => i.vehicleId !== c.subject.vehicleId && i.enteredMs <= bound)
+      .sort(byEntry);
+  }
+
+  private ready(c: StandCase): boolean {
+    if (this.forcedMs >= c.atMs) return true;
+    const waitedMs = this.watermarkMs - c.atMs;
+    const delayMs = this.config.decisionDelayS * 1000;
+    if (waitedMs < delayMs) return false;
+    if (waitedMs >= delayMs + this.config.presenceTimeoutS * 1000) return true;
+    if (c.kind === 'overflow' && !this.known(c.subject, c.atMs)) return false;
+    return this.others(c).every((i) => this.known(i, c.atMs));
+  }
+
+  private resolve(findings: Finding[]): void {
+    this.pending = this.pending.filter((c) => {
+      if (!this.ready(c)) return true;
+      c.decided = true;
+      const standId = c.subject.stand.id;
+      if (c.atMs > (this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY))
+        this.latestDecided.set(standId, c.atMs);
+      this.decide(c, findings);
+      return false;
+    });
+    this.prune();
+  }
+
+  /** (Re)take the decision of a case with what is known now; emit when the finding changed. */
+  private decide(c: StandCase, findings: Finding[]): void {
+    if (c.kind === 'jump') {
+      this.emit(c, this.jumpFinding(c), findings);
+      return;
+    }
+    const f = this.overflowFinding(c, false);
+    if (f) c.flagged = f.phase === 'ongoing';
+    this.emit(c, f, findings);
+  }
+
+  private emit(c: StandCase, f: Finding | null, findings: Finding[]): void {
+    // Decisions are monotone: a revision never clears an emitted violation (see stand-queue.ts).
+    if (f === null) return;
+    const json = JSON.stringify(f);
+    if (json === c.emitted) return;
+    c.emitted = json;
+    findings.push(f);
+  }
+
+  private snapshot(interval: Interval, ms: number, withWaiting: boolean): StandMemberSnapshot {
     return {
       vehicleId: interval.vehicleId,
       enteredMs: interval.enteredMs,
       presentAtT: interval.enteredMs <= ms && interval.lastInsideMs >= ms,
       meterAtT: meterAt(interval, ms),
+      ...(interval.entitled ? {} : { inQueue: false }),
+      ...(withWaiting ? { waitingSinceMs: waitingSince(interval, ms) } : {}),
     };
   }
 
-  private resolve(): Finding[] {
-    const findings: Finding[] = [];
-    const waitLimitMs = 2 * this.config.presenceTimeoutS * 1000;
-    const delayMs = this.config.decisionDelayS * 1000;
-
-    this.pendingJumps = this.pendingJumps.filter((p) => {
-      if (this.watermarkMs - p.hireMs < delayMs) return true;
-      const others = (this.byStand.get(p.hired.stand.id) ?? []).filter(
-        (i) => i.vehicleId !== p.hired.vehicleId && i.enteredMs <= p.hireMs,
-      );
-      const ready = others.every((i) => this.known(i, p.hireMs)) || this.watermarkMs - p.hireMs > waitLimitMs;
-      if (!ready) return true;
-      const snapshots = others.map((i) => this.snapshot(i, p.hireMs));
-      const decision = decideQueueJump(
-        { enteredMs: p.hired.enteredMs, viaMeter: p.viaMeter },
-        snapshots,
-        this.config.queueToleranceS,
-      );
-      if (decision) {
-        findings.push({
-          ruleId: this.rules.queueJump,
-          vehicleId: p.hired.vehicleId,
-          eventId: `${p.hired.stand.id}:${p.hireMs}`,
-          phase: 'final',
-          startedAt: p.hired.enteredMs,
-          endedAt: p.hireMs,
-          lat: p.lat,
-          lon: p.lon,
-          place: { id: p.hired.stand.id, kind: 'stand', name: p.hired.stand.name },
-          measured: {
-            hiredAt: new Date(p.hireMs).toISOString(),
-            hiredVia: p.viaMeter ? 'meter' : 'passenger-count',
-            hiredTaxiEnteredAt: new Date(p.hired.enteredMs).toISOString(),
-            jumpedOver: decision.jumpedOver.map((o) => o.vehicleId),
-            longestWaitS: Math.round(Math.max(...decision.jumpedOver.map((o) => (p.hireMs - o.enteredMs) / 1000))),
-            queueToleranceS: this.config.queueToleranceS,
-            queueSnapshot: snapshotValue(
-              [...snapshots, { ...this.snapshot(p.hired, p.hireMs), presentAtT: true }],
-              p.hireMs,
-            ),
-          },
-          confidence: decision.confidence,
-          variant: null,
-        });
-      }
-      return false;
-    });
-
-    const overflow = this.rules.overflow;
-    if (overflow) {
-      this.pendingOverflows = this.pendingOverflows.filter((p) => {
-        if (this.watermarkMs - p.checkMs < delayMs) return true;
-        const others = (this.byStand.get(p.entrant.stand.id) ?? []).filter(
-          (i) => i !== p.entrant && i.enteredMs < p.entrant.enteredMs,
-        );
-        const ready =
-          (this.known(p.entrant, p.checkMs) && others.every((i) => this.known(i, p.checkMs))) ||
-          this.watermarkMs - p.checkMs > waitLimitMs;
-        if (!ready) return true;
-        const snapshots = others.map((i) => this.snapshot(i, p.checkMs));
-        const decision = decideOverflow(
-          { presentAtCheck: p.entrant.lastInsideMs >= p.checkMs, enteredMs: p.entrant.enteredMs },
-          snapshots,
-          p.entrant.stand.places,
-        );
-        if (decision) {
-          const stillThere = p.entrant.leftMs === null;
-          const finding: Finding = {
-            ruleId: overflow.ruleId,
-            vehicleId: p.entrant.vehicleId,
-            eventId: `${p.entrant.stand.id}:${p.entrant.enteredMs}`,
-            phase: stillThere ? 'ongoing' : 'final',
-            startedAt: p.entrant.enteredMs,
-            endedAt: p.entrant.lastInsideMs,
-            lat: p.entrant.lat,
-            lon: p.entrant.lon,
-            place: { id: p.entrant.stand.id, kind: 'stand', name: p.entrant.stand.name },
-            measured: {
-              places: p.entrant.stand.places,
-              waitingAheadAtCheck: decision.ahead.length,
-              checkedAt: new Date(p.checkMs).toISOString(),
-              minStayS: overflow.minStayS,
-              queueSnapshot: snapshotValue(
-                [...snapshots, { ...this.snapshot(p.entrant, p.checkMs), presentAtT: true }],
-                p.checkMs,
-              ),
-            },
-            confidence: decision.confidence,
-            variant: null,
-          };
-          findings.push(finding);
-          if (stillThere) this.flagged.set(p.entrant, { entrant: p.entrant, finding });
-        }
-        return false;
-      });
-    }
-
-    this.prune();
-    return findings;
+  private jumpFinding(c: JumpCase): Finding | null {
+    const hired = c.subject;
+    const snapshots = this.others(c).map((i) => this.snapshot(i, c.atMs, false));
+    const decision = decideQueueJump(
+      { enteredMs: hired.enteredMs, viaMeter: c.viaMeter },
+      snapshots,
+      this.config.queueToleranceS,
+    );
+    if (!decision) return null;
+    return {
+      ruleId: this.rules.queueJump,
+      vehicleId: hired.vehicleId,
+      eventId: `${hired.stand.id}:${c.atMs}`,
+      phase: 'final',
+      startedAt: hired.enteredMs,
+      endedAt: c.atMs,
+      lat: c.lat,
+      lon: c.lon,
+      place: { id: hired.stand.id, kind: 'stand', name: hired.stand.name },
+      measured: {
+        hiredAt: new Date(c.atMs).toISOString(),
+        hiredVia: c.viaMeter ? 'meter' : 'passenger-count',
+        hiredTaxiEnteredAt: new Date(hired.enteredMs).toISOString(),
+        standKind: hired.stand.kind,
+        jumpedOver: decision.jumpedOver.map((o) => o.vehicleId),
+        longestWaitS: Math.round(Math.max(...decision.jumpedOver.map((o) => (c.atMs - o.enteredMs) / 1000))),
+        queueToleranceS: this.config.queueToleranceS,
+        queueSnapshot: snapshotValue(
+          [...snapshots, { ...this.snapshot(hired, c.atMs, false), presentAtT: true }],
+          c.atMs,
+        ),
+      },
+      confidence: decision.confidence,
+      variant: null,
+    };
   }
 
-  /** Forget presences nobody can ask about any more. */
+  /** The overflow finding of a case as things stand (null: not an overflow); `ending` finishes it. */
+  private overflowFinding(c: OverflowCase, ending: boolean): Finding | null {
+    const overflow = this.rules.overflow;
+    if (!overflow) return null;
+    const entrant = c.subject;
+    if (waitingSince(entrant, c.atMs) !== c.sinceMs) return null;
+    const snapshots = this.others(c).map((i) => this.snapshot(i, c.atMs, true));
+    const decision = decideOverflow(
+      { waitingSinceMs: c.sinceMs, meterAtCheck: meterAt(entrant, c.atMs) },
+      snapshots,
+      entrant.stand.places,
+    );
+    if (!decision) return null;
+    return {
+      ruleId: overflow.ruleId,
+      vehicleId: entrant.vehicleId,
+      eventId: `${entrant.stand.id}:${c.sinceMs}`,
+      phase: c.ended || ending ? 'final' : 'ongoing',
+      startedAt: c.sinceMs,
+      endedAt: c.lastWaitingMs,
+      lat: entrant.lat,
+      lon: entrant.lon,
+      place: { id: entrant.stand.id, kind: 'stand', name: entrant.stand.name },
+      measured: {
+        places: entrant.stand.places,
+        waitingAheadAtCheck: decision.ahead.length,
+        waitingSince: new Date(c.sinceMs).toISOString(),
+        checkedAt: new Date(c.atMs).toISOString(),
+        minStayS: overflow.minStayS,
+        queueSnapshot: snapshotValue(
+          [...snapshots, { ...this.snapshot(entrant, c.atMs, true), presentAtT: true }],
+          c.atMs,
+        ),
+      },
+      confidence: decision.confidence,
+      variant: null,
+    };
+  }
+
+  /** Forget presences and decisions older than the backlog horizon (no late data may revise them). */
   private prune(): void {
     // Cheap to call on every sample: does the work once per simulated minute.
     if (this.watermarkMs - this.prunedAtMs < 60_000) return;
     this.prunedAtMs = this.watermarkMs;
-    const horizon = this.watermarkMs - (3 * this.config.presenceTimeoutS + this.config.hireLookbackS) * 1000;
-    for (const [standId, list] of this.byStand) {
+    const horizon = this.watermarkMs - this.horizonS * 1000;
+    const keptCases = new Set<Interval>();
+    for (const [standId, list] of this.cases) {
       const kept = list.filter(
-        (i) =>
-          i.leftMs === null ||
-          i.leftMs >= horizon ||
-          this.pendingJumps.some((p) => p.hired === i) ||
-          this.pendingOverflows.some((p) => p.entrant === i),
+        (c) => !c.decided || c.atMs >= horizon || (c.kind === 'overflow' && !c.ended) || c.subject.leftMs === null,
       );
+      for (const c of kept) keptCases.add(c.subject);
+      if (kept.length === 0) this.cases.delete(standId);
+      else if (kept.length !== list.length) this.cases.set(standId, kept);
+    }
+    for (const [standId, list] of this.byStand) {
+      const kept = list.filter((i) => i.leftMs === null || i.lastInsideMs >= horizon || keptCases.has(i));
       if (kept.length === 0) this.byStand.delete(standId);
       else if (kept.length !== list.length) this.byStand.set(standId, kept);
     }
-    const live = new Set<Interval>();
-    for (const list of this.byStand.values()) for (const i of list) live.add(i);
+    const afterMs = this.config.hireAfterLeavingS * 1000;
     for (const [vehicleId, list] of this.byVehicle) {
-      const kept = list.filter((i) => live.has(i));
+      // Only presences a hire could still be placed at, by the vehicle's own clock (its data is in order).
+      const recentMs = (this.lastSeen.get(vehicleId) ?? Number.NEGATIVE_INFINITY) - afterMs;
+      const kept = list.filter((i) => i.leftMs === null || i.lastInsideMs >= recentMs);
       if (kept.length === 0) this.byVehicle.delete(vehicleId);
       else if (kept.length !== list.length) this.byVehicle.set(vehicleId, kept);
     }
+    for (const [vehicleId, seen] of this.lastSeen) if (seen < horizon) this.lastSeen.delete(vehicleId);
   }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 const openKey = (vehicleId: string, standId: string): string => `${vehicleId}\u0000${standId}`;

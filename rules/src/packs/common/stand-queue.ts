@@ -5,6 +5,9 @@ import type { Confidence, MeasuredValue } from '../../violations/violation.js';
  * The two cross-taxi stand decisions, as pure functions of a snapshot of the stand at one
  * instant. The stand board (stand-board.ts) gathers the snapshot once every taxi involved has
  * reported past that instant, so late telemetry from one taxi cannot make another look guilty.
+ * Both decisions are monotone in the snapshot: adding a taxi can add a jump or an overflow, or
+ * make one confirmed, never clear one; so a decision the board revises when a late backlog
+ * arrives only ever grows.
  */
 
 /** One taxi at the stand, as known at the decision instant. */
@@ -15,11 +18,15 @@ export interface StandMemberSnapshot {
   readonly presentAtT: boolean;
   /** Its meter at the instant (null: no meter data). */
   readonly meterAtT: MeterState | null;
+  /** Is it one of the stand's queue (at a *ponto fixo*, a holder)? Default true. */
+  readonly inQueue?: boolean;
+  /** Overflow: since when it has been waiting (free and stopped at the stand) at the instant; null: not waiting. */
+  readonly waitingSinceMs?: number | null;
 }
 
-/** A taxi waiting for a passenger: meter free, or unknown (then only a suspicion). */
+/** A taxi of the queue waiting for a passenger: meter free, or unknown (then only a suspicion). */
 const waitingForHire = (m: StandMemberSnapshot): boolean =>
-  m.presentAtT && (m.meterAtT === 'free' || m.meterAtT === null);
+  m.inQueue !== false && m.presentAtT && (m.meterAtT === 'free' || m.meterAtT === null);
 
 export interface QueueJumpDecision {
   readonly jumpedOver: readonly StandMemberSnapshot[];
@@ -27,8 +34,9 @@ export interface QueueJumpDecision {
 }
 
 /**
- * DF Art. 37 m, n / Belém Art. 58 item 1.5: taxi H was hired at the stand at instant t while a
- * taxi that had entered at least `toleranceS` before H was still there and free.
+ * DF Art. 37 m, n / Belém Art. 3 XIV, Art. 58 item 3.1: taxi H was hired at the stand at instant
+ * t while a taxi of the queue (at a *ponto fixo*: a holder) that had entered at least
+ * `toleranceS` before H was still there and free. A taxi outside the queue is never jumped.
  */
 export function decideQueueJump(
   hired: { readonly enteredMs: number; readonly viaMeter: boolean },
@@ -47,32 +55,41 @@ export interface OverflowDecision {
 }
 
 /**
- * Belém Art. 3 XIV b: a *ponto livre* takes any taxi up to its places. Judged at
- * `minStay` after taxi C entered: if C is still there and at least `places` taxis that entered
- * before it are still waiting (not hired), C entered a full stand. Taxis that entered before it
- * was full are never flagged; a place freed within `minStay` clears C.
+ * Belém Art. 3 XIV b: a *ponto livre* takes any taxi up to its places. Only WAITING taxis
+ * count — free (meter free, or unknown: then suspected) and stopped at the stand for the
+ * minimum stay. Judged when taxi C has waited the minimum stay (`checkMs`): if at least
+ * `places` other taxis that started waiting before C are still waiting then, C started
+ * waiting at a full stand. A taxi that started waiting before the stand was full is never
+ * flagged; a place freed before C's minimum stay clears C; a hired taxi stopping to drop a
+ * passenger off is neither counted nor flagged (it is not waiting).
  */
 export function decideOverflow(
-  entrant: { readonly presentAtCheck: boolean; readonly enteredMs: number },
+  entrant: { readonly waitingSinceMs: number | null; readonly meterAtCheck: MeterState | null },
   others: readonly StandMemberSnapshot[],
   places: number,
 ): OverflowDecision | null {
-  if (!entrant.presentAtCheck) return null;
+  const since = entrant.waitingSinceMs;
+  if (since === null) return null;
   const ahead = others.filter(
-    (o) => o.enteredMs < entrant.enteredMs && o.presentAtT && o.meterAtT !== 'hired' && o.meterAtT !== 'stopped',
+    (o) => o.presentAtT && o.waitingSinceMs !== undefined && o.waitingSinceMs !== null && o.waitingSinceMs < since,
   );
   if (ahead.length < places) return null;
-  return { ahead, confidence: 'confirmed' };
+  const certain = entrant.meterAtCheck === 'free' && ahead.filter((o) => o.meterAtT === 'free').length >= places;
+  return { ahead, confidence: certain ? 'confirmed' : 'suspected' };
 }
 
 export function snapshotValue(members: readonly StandMemberSnapshot[], atMs: number): MeasuredValue {
   return [...members]
-    .sort((a, b) => a.enteredMs - b.enteredMs)
+    .sort((a, b) => a.enteredMs - b.enteredMs || (a.vehicleId < b.vehicleId ? -1 : 1))
     .map((m) => ({
       vehicleId: m.vehicleId,
       enteredAt: new Date(m.enteredMs).toISOString(),
       waitedS: Math.round((atMs - m.enteredMs) / 1000),
       meterState: m.meterAtT,
       present: m.presentAtT,
+      ...(m.inQueue === false ? { inQueue: false } : {}),
+      ...(m.waitingSinceMs !== undefined
+        ? { waitingSince: m.waitingSinceMs === null ? null : new Date(m.waitingSinceMs).toISOString() }
+        : {}),
     }));
 }

@@ -44,7 +44,7 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
     queueJump: parts.board.queueJump,
     overflow: parts.board.overflow && enabled(parts.board.overflow.ruleId) ? parts.board.overflow : null,
   };
-  const board = new StandBoard(parts.presence, boardRules);
+  const board = new StandBoard(parts.presence, boardRules, parts.general.backlogHorizonS);
   const queueJumpEnabled = enabled(parts.board.queueJump);
   const keepBoardFinding = (f: Finding): boolean => f.ruleId !== parts.board.queueJump || queueJumpEnabled;
 
@@ -85,10 +85,12 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
           presence = initialPresenceState;
           return slots.flatMap((slot) => slot.close(info));
         },
+        peekClose: (info) => slots.flatMap((slot) => slot.peekClose(info)),
       };
     },
-    flush: (nowMs) => board.flush(nowMs).filter(keepBoardFinding),
+    flush: (untilMs) => board.flush(untilMs).filter(keepBoardFinding),
     vehicleGone: (vehicleId) => board.vehicleGone(vehicleId).filter(keepBoardFinding),
+    peekGone: (vehicleId) => board.peekGone(vehicleId).filter(keepBoardFinding),
     dispatch: (record, registry) =>
       parts.dispatch && enabled('BEL_UNAUTHORIZED_RADIO') ? parts.dispatch(record, registry, parts.config) : [],
     assessRecidivism: parts.assessRecidivism,

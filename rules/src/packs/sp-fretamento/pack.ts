@@ -82,10 +82,12 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
           trip = null;
           return slots.flatMap((slot) => slot.close(info));
         },
+        peekClose: (info) => slots.flatMap((slot) => slot.peekClose(info)),
       };
     },
     flush: () => [],
     vehicleGone: () => [],
+    peekGone: () => [],
     dispatch: () => [],
     assessRecidivism: (violation, priors) => assessSpRecidivism(violation, priors, config.recidivism, config.timeZone),
   };

@@ -1,16 +1,13 @@
 import type { RuleMeta } from '../../../engine/rule.js';
-import type { StandRecord, VehicleRecord } from '../../../registry/records.js';
+import type { StandRecord } from '../../../registry/records.js';
 import { round } from '../../common/round.js';
+import { holdsPlace } from '../../common/stand-presence.js';
 import { sustainedRule } from '../../common/sustained-rule.js';
 import type { TaxiContext } from '../../common/taxi-context.js';
 import type { BelemConfig } from '../config.js';
 import { belemGroupPenalty } from '../penalty.js';
 
-/** Does the vehicle hold a place at the *ponto fixo* (itself, or through its cooperative/radio/association)? */
-export function holdsPlace(stand: StandRecord, vehicle: VehicleRecord | null, vehicleId: string): boolean {
-  if (stand.holderVehicleIds.includes(vehicleId)) return true;
-  return vehicle?.operatorId != null && stand.holderOperatorIds.includes(vehicle.operatorId);
-}
+export { holdsPlace };
 
 /**
  * BEL_STAND_UNAUTHORIZED — Art. 3 XIV a: a *ponto fixo* "só pode ser utilizado pelos Taxistas
@@ -52,7 +49,12 @@ export const belemStandUnauthorizedRule = sustainedRule<{ stand: StandRecord }, 
   }),
 });
 
-/** BEL_STAND_OVERFLOW — Art. 3 XIV b (a *ponto livre* "desde que não ultrapasse o número de vagas"); Art. 58 item 1.5, group I. Decided by the stand board. */
+/**
+ * BEL_STAND_OVERFLOW — Art. 3 XIV b (a *ponto livre* "desde que não ultrapasse o número de
+ * vagas"); Art. 58 item 1.5, group I. Decided by the stand board: only WAITING taxis count and
+ * are flagged — free (meter free) and stopped at the stand for `stands.overflowMinStayS`. A
+ * hired taxi stopping to let a passenger pay and get out is not parking there.
+ */
 export const belemStandOverflowRule: RuleMeta<BelemConfig> = {
   id: 'BEL_STAND_OVERFLOW',
   pack: 'belem-taxi',
@@ -64,14 +66,22 @@ export const belemStandOverflowRule: RuleMeta<BelemConfig> = {
   penalty: () => belemGroupPenalty('I', '1.5'),
 };
 
-/** BEL_STAND_QUEUE_JUMP — Art. 58 item 1.5 ("forçar a saída ou impedir o estacionamento do colega"), group I. Decided by the stand board, as DF_STAND_QUEUE_JUMP. */
+/**
+ * BEL_STAND_QUEUE_JUMP — Art. 3 XIV (the stands and their use: a *ponto fixo* is its holders',
+ * a *ponto livre* any taxi's up to its places), Art. 58 item 3.1 (group III, 40 IPCA-E:
+ * *concorrência desleal* — taking the passenger of a colleague waiting ahead). Decided by the
+ * stand board, as DF_STAND_QUEUE_JUMP: a hire inside the stand area (or within `hireEdgeM`
+ * and `hireAfterLeavingS` of leaving it) while a taxi of the queue that entered earlier is still
+ * there and free. At a *ponto fixo* only holders queue: a holder hired ahead of a taxi without
+ * a place there jumped nobody (that taxi is BEL_STAND_UNAUTHORIZED's).
+ */
 export const belemStandQueueJumpRule: RuleMeta<BelemConfig> = {
   id: 'BEL_STAND_QUEUE_JUMP',
   pack: 'belem-taxi',
-  legalBasis: ['Art. 58 item 1.5'],
+  legalBasis: ['Art. 3 XIV', 'Art. 58 item 3.1'],
   description: {
     pt: 'Desrespeito à fila do ponto: embarque de passageiro à frente de táxi que chegou antes.',
     en: 'Stand queue jumped: hired ahead of a taxi that arrived earlier and was still waiting.',
   },
-  penalty: () => belemGroupPenalty('I', '1.5'),
+  penalty: () => belemGroupPenalty('III', '3.1'),
 };

@@ -6,8 +6,11 @@ import { dfGroupPenalty } from '../penalty.js';
  * DF_STAND_QUEUE_JUMP — Art. 37 m ("manter-se e respeitar a fila dos veículos nos pontos de
  * táxis") and n (keep the queue near hotels, stations and other concentration points). Decided
  * by the stand board across taxis (packs/common/stand-board.ts, stand-queue.ts): a taxi is hired
- * at a stand while another that entered ≥ 30 s before it is still there and free. Evidence is
- * the queue snapshot.
+ * **inside the stand area** (or within `stands.hireEdgeM` of it while still there or at most
+ * `stands.hireAfterLeavingS` after leaving) while another taxi of the queue that entered ≥ 30 s
+ * before it is still there and free. A taxi that leaves the stand free and is hailed farther
+ * away answered a hail, which Art. 37 e obliges: not a jump. Only taxis entitled to the stand
+ * (at a reserved stand, its holders) form its queue. Evidence is the queue snapshot.
  */
 export const dfStandQueueJumpRule: RuleMeta<DfConfig> = {
   id: 'DF_STAND_QUEUE_JUMP',
