@@ -258,7 +258,9 @@ export class CollectionStore<S extends z.ZodObject> {
     const params: unknown[] = [id];
     for (const [field, value] of Object.entries(data)) {
       const column = (this.spec.columns as Record<string, string>)[field];
-      if (!column || value === undefined) continue;
+      // Only the fields the body names: a schema default (status, tachographLinked ...) filled in
+      // by the partial schema must not overwrite the stored value.
+      if (!column || value === undefined || !Object.hasOwn(body as object, field)) continue;
       params.push(value);
       sets.push(`${column} = $${params.length}`);
     }

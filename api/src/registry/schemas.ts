@@ -61,6 +61,14 @@ export const vehicleCreateSchema = z.object({
   safetyCertificateValidUntil: isoDate.nullish(),
   ageExtensionValidUntil: isoDate.nullish(),
   tachographLinked: z.boolean().default(false),
+  /**
+   * State of the permit (DF) / authorization (Belém) / registration (SP) the vehicle runs under:
+   * suspended (DF Art. 15; Belém Art. 15), withdrawn — recolhida (DF Art. 54) or apprehended
+   * (Belém Art. 59) — or cancelled (DF Art. 18; Belém Art. 8).
+   */
+  permitStatus: z.enum(['active', 'suspended', 'withdrawn', 'cancelled']).default('active'),
+  /** Belém: a vehicle of the special-tariff cooperative service (Art. 36–37). */
+  specialTariffService: z.boolean().default(false),
 });
 
 export const driverCreateSchema = z.object({
@@ -73,6 +81,8 @@ export const driverCreateSchema = z.object({
   pack: packSchema.nullish(),
   /** DF: the driver's matrícula, revalidated yearly (Art. 14). */
   matriculaValidUntil: isoDate.nullish(),
+  /** Belém: expiry of the union identification badge (crachá, Art. 23 §1; Art. 58 item 4.3). */
+  badgeValidUntil: isoDate.nullish(),
 });
 
 export const deviceCreateSchema = z.object({
@@ -161,6 +171,18 @@ export const contractCreateSchema = z.object({
     .max(50),
   validFrom: isoDate,
   validUntil: isoDate.nullish(),
+  /** SP Art. 24 II: the regulator's authorizations for listed vehicles registered to another operator. */
+  otherCompanyAuthorizations: z
+    .array(
+      z.object({
+        vehicleId: id,
+        reference: text(64).nullish(),
+        /** Last day (inclusive) the authorization is valid; absent = for the life of the contract. */
+        validUntil: isoDate.nullish(),
+      }),
+    )
+    .max(500)
+    .default([]),
 });
 
 export const holidayCreateSchema = z.object({

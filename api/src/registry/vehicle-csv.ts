@@ -3,10 +3,12 @@ import { parse } from 'csv-parse/sync';
 
 /**
  * The vehicle CSV import: a header row with the API's field names (camelCase), one vehicle per
- * row. `driverIds` holds ids separated by `;`. Empty cells are absent fields. Numbers are
- * converted here so the same zod schema as `POST /v1/vehicles` judges every row.
+ * row. `driverIds` holds ids separated by `;`. Empty cells are absent fields. Numbers and booleans
+ * are converted here so the same zod schema as `POST /v1/vehicles` judges every row.
  */
-const numericFields = new Set(['capacity', 'manufactureYear']);
+const numericFields = new Set(['capacity', 'manufactureYear', 'modelYear']);
+/** `true`/`false` (any case) become booleans; anything else is left for the schema to reject. */
+const booleanFields = new Set(['tachographLinked', 'specialTariffService']);
 
 export function vehiclesFromCsv(text: string): Record<string, unknown>[] {
   let rows: Record<string, string>[];
@@ -20,6 +22,8 @@ export function vehiclesFromCsv(text: string): Record<string, unknown>[] {
     for (const [field, cell] of Object.entries(row)) {
       if (cell === '') continue;
       if (numericFields.has(field)) out[field] = /^-?\d+$/.test(cell) ? Number(cell) : cell;
+      else if (booleanFields.has(field))
+        out[field] = /^(true|false)$/i.test(cell) ? cell.toLowerCase() === 'true' : cell;
       else if (field === 'driverIds')
         out[field] = cell
           .split(';')
