@@ -286,20 +286,20 @@ describe('BEL_DETOUR — Art. 58 item 3.5; BEL_OVERCHARGE — Art. 58 item 3.3',
 });
 
 describe('BEL_UNSAFE_DRIVING — Art. 58 item 2.5', () => {
-  it('fires at 65 km/h for 25 s (limit 60), not at 58 km/h', () => {
+  it('fires at 70 km/h for 25 s (limit 60 + 7 km/h tolerance), not at 67 km/h', () => {
     const fast = new Trace({
       at: at(BELEM, '2026-03-04', '21:00:00'),
       lat: CENTRE.lat,
       lon: CENTRE.lon,
       fields: { vehicleId: 't-1' },
-    }).drive(25, 65);
+    }).drive(25, 70);
     expect(only(run(engine(), fast.samples), 'BEL_UNSAFE_DRIVING').penalty).toMatchObject({ group: 'II', units: 30 });
     const ok = new Trace({
       at: at(BELEM, '2026-03-04', '21:00:00'),
       lat: CENTRE.lat,
       lon: CENTRE.lon,
       fields: { vehicleId: 't-1' },
-    }).drive(120, 58);
+    }).drive(120, 67);
     expect(latest(run(engine(), ok.samples), 'BEL_UNSAFE_DRIVING')).toHaveLength(0);
   });
 });

@@ -419,7 +419,7 @@ describe('BEL_UNREGISTERED_DRIVER (Art. 8 IV, Art. 23 §1, item 4.3)', () => {
     );
     expect(latest(events, 'BEL_UNREGISTERED_DRIVER')).toEqual([]);
   });
-  it('Art. 23 §1: no driver on record, or no badge date on record, is a registry gap: suspected', () => {
+  it('Art. 23 §1: no driver on record is a registry gap (suspected); no badge date on record is ignored by default, suspected by setting', () => {
     const none = only(
       run(
         engine({ vehicles: [taxi('t-1', 'belem-taxi', { driverIds: [] })] }),
@@ -428,9 +428,15 @@ describe('BEL_UNREGISTERED_DRIVER (Art. 8 IV, Art. 23 §1, item 4.3)', () => {
       'BEL_UNREGISTERED_DRIVER',
     );
     expect(none).toMatchObject({ variant: 'no-drivers-on-record', confidence: 'suspected' });
+    const noBadgeRegistry = {
+      vehicles: [taxi('t-1', 'belem-taxi', { driverIds: ['D-1'] })],
+      drivers: [drv('D-1', null)],
+    };
+    const ignored = run(engine(noBadgeRegistry), taxiRun('belem-taxi', 500, { ...hired, tachoDriverId: 'D-1' }));
+    expect(latest(ignored, 'BEL_UNREGISTERED_DRIVER')).toEqual([]);
     const noBadge = only(
       run(
-        engine({ vehicles: [taxi('t-1', 'belem-taxi', { driverIds: ['D-1'] })], drivers: [drv('D-1', null)] }),
+        engine(noBadgeRegistry, { 'belem-taxi': { unregisteredDriver: { noBadgeOnRecord: 'suspected' } } }),
         taxiRun('belem-taxi', 500, { ...hired, tachoDriverId: 'D-1' }),
       ),
       'BEL_UNREGISTERED_DRIVER',

@@ -506,3 +506,281 @@ describe('FRET_ROUTE_DEVIATION — Art. 10 §2 item 3, Art. 11 §2 item 3, Art. 
     ).toHaveLength(0);
   });
 });
+
+/**
+ * Drive to the stop at `m` metres and dwell there through `phases` ([seconds, readings] each, a
+ * sample every 5 s), then set `after` (the readings the bus moves off with) and drive on.
+ */
+function stopPhases(t: Trace, m: number, phases: [number, Record<string, unknown>][], after: Record<string, unknown>) {
+  const start = t.position;
+  const target = along(m);
+  const metres = Math.abs(target.lon - start.lon) * 111_195 * Math.cos((ORIGIN.lat * Math.PI) / 180);
+  t.drive(Math.floor(metres / 50) * 5, 36, 90, 5, { tachoSpeedKmh: 36 });
+  t.wait(5).moveTo(target.lat, target.lon).emit({ speedKmh: 2, tachoSpeedKmh: 2 });
+  for (const [seconds, readings] of phases) t.stay(seconds, 5, readings);
+  t.set(after).drive(30, 36, 90, 5, { tachoSpeedKmh: 36 });
+  return t;
+}
+
+const boardingAt400 = (
+  phases: [number, Record<string, unknown>][],
+  after: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+) =>
+  latest(
+    run(createRuleEngine({ registry: registry() }), stopPhases(trace(fields), 400, phases, after).samples),
+    'FRET_BOARDING_AT_REGULAR_STOP',
+  );
+
+describe('FRET_BOARDING_AT_REGULAR_STOP — Art. 10 §3: passenger-counter flicker is not a boarding', () => {
+  it('Art. 10 §3: a count that rises and falls back within the dwell with the door closed boards nobody', () => {
+    expect(
+      boardingAt400(
+        [
+          [5, { passengers: 10 }],
+          [10, { passengers: 13 }],
+          [10, { passengers: 10 }],
+        ],
+        { passengers: 10 },
+      ),
+    ).toHaveLength(0);
+  });
+
+  it('Art. 10 §3: a count that rises with the door closed and stays boards nobody either (the door never opened)', () => {
+    expect(
+      boardingAt400(
+        [
+          [5, { passengers: 10 }],
+          [20, { passengers: 13 }],
+        ],
+        { passengers: 13 },
+      ),
+    ).toHaveLength(0);
+  });
+
+  it('Art. 10 §3: the door opens and the count is higher when the bus moves off: confirmed, before and after shown', () => {
+    const [v, ...rest] = boardingAt400(
+      [
+        [5, { passengers: 10 }],
+        [10, { passengers: 13, doorOpen: true }],
+        [10, { passengers: 13, doorOpen: false }],
+      ],
+      { passengers: 13, doorOpen: false },
+      { boardings: null },
+    );
+    expect(rest).toHaveLength(0);
+    expect(v?.confidence).toBe('confirmed');
+    expect(v?.measured).toMatchObject({ boardingEvidence: 'occupancy', passengersBefore: 10, passengersAfter: 13 });
+  });
+
+  it('Art. 10 §3: one passenger more when the bus moves off is a boarding; the same count after the door opened is not', () => {
+    const phases = (after: number): [number, Record<string, unknown>][] => [
+      [10, { passengers: 12, doorOpen: true }],
+      [10, { passengers: after, doorOpen: true }],
+    ];
+    const one = boardingAt400(phases(11), { passengers: 11, doorOpen: false }, { boardings: null });
+    expect(one.map((v) => v.measured.passengersAfter)).toEqual([11]);
+    // Rose while the door was open, fell back before it moved off: nobody stayed aboard.
+    expect(boardingAt400(phases(10), { passengers: 10, doorOpen: false }, { boardings: null })).toHaveLength(0);
+  });
+
+  it('Art. 10 §3: no door reading: a rise held for the settle time (15 s) is suspected, a 10 s rise is noise', () => {
+    const held = boardingAt400(
+      [
+        [5, { passengers: 10 }],
+        [25, { passengers: 13 }],
+      ],
+      { passengers: 13 },
+      { doorOpen: null, boardings: null },
+    );
+    expect(held.map((v) => [v.confidence, v.measured.boardingEvidence])).toEqual([['suspected', 'count']]);
+    expect(
+      boardingAt400(
+        [
+          [5, { passengers: 10 }],
+          [10, { passengers: 13 }],
+          [10, { passengers: 10 }],
+        ],
+        { passengers: 10 },
+        { doorOpen: null, boardings: null },
+      ),
+    ).toHaveLength(0);
+  });
+
+  it('Art. 10 §3: door data only is suspected (it may be alighting); counted boardings are confirmed live', () => {
+    const door = boardingAt400([[20, { doorOpen: true }]], { doorOpen: false }, { passengers: null, boardings: null });
+    expect(door.map((v) => [v.confidence, v.measured.boardingEvidence])).toEqual([['suspected', 'door']]);
+    const engine = createRuleEngine({ registry: registry() });
+    const t = stopPhases(trace(), 400, [[20, { boardings: 2, doorOpen: true }]], { boardings: 0 });
+    const liveIdx = t.samples.findIndex((s) => s.boardings === 2) + 3;
+    const live = t.samples.slice(0, liveIdx + 1).flatMap((s) => engine.ingest(s));
+    expect(latest(live, 'FRET_BOARDING_AT_REGULAR_STOP').map((v) => [v.phase, v.confidence])).toEqual([
+      ['ongoing', 'confirmed'],
+    ]);
+  });
+});
+
+describe('FRET_REGULAR_SERVICE_PATTERN — Art. 18, Art. 29 I: suspected boardings never make a pattern', () => {
+  it('Art. 29 I: door-only boardings at 3 stops are 3 suspected boardings and no pattern', () => {
+    const t = trace({ passengers: null, boardings: null });
+    for (const m of [400, 800, 1200]) stopPhases(t, m, [[20, { doorOpen: true }]], { doorOpen: false });
+    const events = run(createRuleEngine({ registry: registry() }), t.samples);
+    expect(latest(events, 'FRET_BOARDING_AT_REGULAR_STOP').map((v) => v.confidence)).toEqual([
+      'suspected',
+      'suspected',
+      'suspected',
+    ]);
+    expect(latest(events, 'FRET_REGULAR_SERVICE_PATTERN')).toHaveLength(0);
+  });
+
+  it('Art. 29 I: 2 confirmed boardings and 1 suspected are no pattern; a third confirmed one is', () => {
+    const board = (passengers: number): [number, Record<string, unknown>][] => [[20, { doorOpen: true, passengers }]];
+    const mixed = trace({ boardings: null });
+    stopPhases(mixed, 400, board(12), { doorOpen: false, passengers: 12 });
+    stopPhases(mixed, 800, board(14), { doorOpen: false, passengers: 14 });
+    // The door sensor goes silent before the third stop: the rise there is only suspected.
+    mixed.set({ doorOpen: null });
+    stopPhases(mixed, 1200, [[25, { doorOpen: null, passengers: 16 }]], { doorOpen: null, passengers: 16 });
+    const m = run(createRuleEngine({ registry: registry() }), mixed.samples);
+    expect(latest(m, 'FRET_BOARDING_AT_REGULAR_STOP').map((v) => v.confidence)).toEqual([
+      'confirmed',
+      'confirmed',
+      'suspected',
+    ]);
+    expect(latest(m, 'FRET_REGULAR_SERVICE_PATTERN')).toHaveLength(0);
+
+    const all = trace({ boardings: null });
+    stopPhases(all, 400, board(12), { doorOpen: false, passengers: 12 });
+    stopPhases(all, 800, board(14), { doorOpen: false, passengers: 14 });
+    stopPhases(all, 1200, board(16), { doorOpen: false, passengers: 16 });
+    const v = only(run(createRuleEngine({ registry: registry() }), all.samples), 'FRET_REGULAR_SERVICE_PATTERN');
+    expect(v.measured).toMatchObject({ confirmedDistinctStops: 3, confirmedBoardings: 3 });
+    expect(v.penalty).toMatchObject({ units: null, amountBrl: null, opensCancellation: true });
+  });
+});
+
+describe('FRET_OVER_CAPACITY — Art. 22 I: counter flicker is not overloading', () => {
+  it('Art. 22 I: 48 counted on a 40-passenger bus with the door closed all along is noise; after a door opening it is not', () => {
+    const closed = trace({ passengers: 40 }).drive(20, 50).set({ passengers: 48 }).drive(60, 50);
+    expect(latest(run(createRuleEngine({ registry: registry() }), closed.samples), 'FRET_OVER_CAPACITY')).toHaveLength(
+      0,
+    );
+    const boarded = trace({ passengers: 40 })
+      .drive(20, 50)
+      .stay(10, 5, { doorOpen: true, passengers: 48 })
+      .set({ passengers: 48 })
+      .drive(40, 50);
+    const v = only(run(createRuleEngine({ registry: registry() }), boarded.samples), 'FRET_OVER_CAPACITY');
+    expect(num(v, 'passengersMax')).toBe(48);
+  });
+
+  it('Art. 22 I: with no door reading, 48 held 15 s then 30 s driving fires; a 10 s spike does not', () => {
+    const held = trace({ passengers: 40, doorOpen: null }).drive(20, 50).set({ passengers: 48 }).drive(50, 50);
+    expect(only(run(createRuleEngine({ registry: registry() }), held.samples), 'FRET_OVER_CAPACITY').confidence).toBe(
+      'confirmed',
+    );
+    const spike = trace({ passengers: 40, doorOpen: null })
+      .drive(20, 50)
+      .drive(10, 50, 90, 5, { passengers: 48 })
+      .drive(60, 50);
+    expect(latest(run(createRuleEngine({ registry: registry() }), spike.samples), 'FRET_OVER_CAPACITY')).toHaveLength(
+      0,
+    );
+  });
+});
+
+describe('FRET_ROUTE_DEVIATION — Art. 20: an empty positioning run is not a deviation', () => {
+  const contract = {
+    id: 'C-1',
+    pack: 'sp-fretamento' as const,
+    operatorId: 'op-sp',
+    kind: 'continuo' as const,
+    client: 'Fábrica Exemplo',
+    vehicleIds: ['bus-1'],
+    route: {
+      type: 'LineString' as const,
+      coordinates: [
+        [ORIGIN.lon, ORIGIN.lat],
+        [along(5000).lon, along(5000).lat],
+      ] as [number, number][],
+    },
+    boardingPlaces: [{ id: 'B1', name: 'Portaria', lat: ORIGIN.lat, lon: ORIGIN.lon, radiusM: 60 }],
+    alightingPlaces: [{ id: 'A1', name: 'Fábrica', lat: along(5000).lat, lon: along(5000).lon, radiusM: 80 }],
+    schedule: [{ daysOfWeek: [1, 2, 3, 4, 5], start: '07:30', end: '09:30' }],
+  };
+  const deviations = (t: Trace) =>
+    latest(run(createRuleEngine({ registry: registry({ contracts: [contract] }) }), t.samples), 'FRET_ROUTE_DEVIATION');
+  // 600 m on route, then 2 000 m north (far off route for over 2 minutes).
+  const offRoute = (fields: Record<string, unknown>) => trace(fields).drive(60, 36).drive(200, 36, 0);
+
+  it('Art. 20: driving empty (count 0, door closed) 2 km off the route is a positioning run; loaded, it deviates', () => {
+    expect(deviations(offRoute({ passengers: 0 }))).toHaveLength(0);
+    expect(deviations(offRoute({ passengers: 1 })).map((v) => [v.variant, v.confidence])).toEqual([
+      ['off-route', 'confirmed'],
+    ]);
+  });
+
+  it('Art. 20: after the last passenger alights the empty run back is not judged', () => {
+    const t = trace({ passengers: 20 }).drive(60, 36);
+    t.stay(15, 5, { doorOpen: true, passengers: 0 }).set({ passengers: 0 }).drive(200, 36, 0);
+    expect(deviations(t)).toHaveLength(0);
+  });
+
+  it('Art. 20: no passenger count: only the stretch after the first door opening counts, and it is suspected', () => {
+    const noCount = { passengers: null, boardings: null };
+    expect(deviations(offRoute(noCount))).toHaveLength(0);
+    const t = trace(noCount).stay(15, 5, { doorOpen: true }).drive(60, 36).drive(200, 36, 0);
+    const [v, ...rest] = deviations(t);
+    expect(rest).toHaveLength(0);
+    expect(v).toMatchObject({ variant: 'off-route', confidence: 'suspected' });
+    expect(v?.measured.loadEvidence).toBe('door-opened-no-count');
+  });
+});
+
+describe('FRET_UNSAFE_DRIVING — Art. 26 IV: the limit in force and the measurement tolerance', () => {
+  const zone = (limit: number) => ({
+    id: `Z${limit}`,
+    pack: 'sp-fretamento' as const,
+    kind: 'speed-limit' as const,
+    name: `Trecho ${limit} km/h`,
+    geometry: square(along(1000).lat, along(1000).lon, 2000),
+    speedLimitKmh: limit,
+  });
+  const speeding = (speed: number, zones: ReturnType<typeof zone>[] = []) =>
+    latest(
+      run(createRuleEngine({ registry: registry({ zones }) }), trace().drive(30, speed).samples),
+      'FRET_UNSAFE_DRIVING',
+    );
+
+  it('Art. 26 IV: 87 km/h (80 + 7 tolerance) is tolerated, 88 km/h is not', () => {
+    expect(speeding(87)).toHaveLength(0);
+    expect(speeding(88).map((v) => v.measured.thresholdKmh)).toEqual([87]);
+  });
+
+  it('Art. 26 IV: a zone raising the limit to 100 km/h: 100 and 107 km/h pass, 108 km/h fires against the zone', () => {
+    expect(speeding(100)).toHaveLength(1); // default 80 without the zone
+    expect(speeding(100, [zone(100)])).toHaveLength(0);
+    expect(speeding(107, [zone(100)])).toHaveLength(0);
+    const [v] = speeding(108, [zone(100)]);
+    expect(v?.measured).toMatchObject({ limitKmh: 100, limitSource: 'zone', zoneId: 'Z100', toleranceKmh: 7 });
+    expect(v?.place).toMatchObject({ id: 'Z100', kind: 'zone' });
+  });
+
+  it('Art. 26 IV: a zone lowering the limit to 40 km/h: 47 km/h passes, 48 km/h fires', () => {
+    expect(speeding(47, [zone(40)])).toHaveLength(0);
+    expect(speeding(48, [zone(40)]).map((v) => v.measured.limitKmh)).toEqual([40]);
+  });
+
+  it('Art. 26 IV: above 100 km/h the tolerance is 7 %: a 120 zone tolerates 128 km/h, not 129', () => {
+    expect(speeding(128, [zone(120)])).toHaveLength(0);
+    expect(speeding(129, [zone(120)]).map((v) => v.measured.thresholdKmh)).toEqual([128.4]);
+  });
+
+  it('Art. 26 IV: the tolerance is a setting (0 restores the bare limit)', () => {
+    const strict = createRuleEngine({
+      registry: registry(),
+      packs: { 'sp-fretamento': { speed: { toleranceKmh: 0 } } },
+    });
+    expect(latest(run(strict, trace().drive(30, 81).samples), 'FRET_UNSAFE_DRIVING')).toHaveLength(1);
+  });
+});

@@ -20,6 +20,11 @@ export const generalConfigSchema = z.object({
     .min(0)
     .default(5)
     .meta({ description: 'Above this speed (km/h) a vehicle is moving ("in operation").', interpretation: true }),
+  occupancySettleS: z.number().min(0).default(15).meta({
+    description:
+      'Passenger-counter noise filter (seconds): with the door closed a count change is noise, except within this long after the door was last open (counters finish tallying as it closes); with no door reading, a new count must be read on every sample for this long before it is accepted.',
+    interpretation: true,
+  }),
   evidenceMarginS: z.number().min(120).default(120).meta({
     description: 'Evidence window margin either side of an event, seconds (RULES.md: at least 2 minutes).',
   }),

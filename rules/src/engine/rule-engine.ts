@@ -14,6 +14,7 @@ import type { RegistryView } from '../registry/registry-view.js';
 import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.js';
 import type { Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
+import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
 import type { PackRuntime, VehicleRules } from './pack-runtime.js';
 import type { CloseInfo, Finding } from './rule.js';
 import type { SampleFacts } from './sample-facts.js';
@@ -89,6 +90,8 @@ interface VehicleRuntime {
   deviceId: string | null;
   lastLat: number | null;
   lastLon: number | null;
+  /** Door-gated passenger count (engine/occupancy.ts); absent until the vehicle's first judged sample. */
+  occupancy?: OccupancyState;
   readonly open: Map<string, OpenEvent>;
 }
 
@@ -341,6 +344,14 @@ export class RuleEngine {
     const calendar = this.calendars.get(runtime.pack);
     if (!calendar) throw new Error(`No calendar for ${runtime.pack}`);
     const operatorId = record?.operatorId ?? null;
+    const occupancy = readOccupancy(
+      v.occupancy ?? initialOccupancyState,
+      sample,
+      ms,
+      prev === null,
+      general.occupancySettleS,
+    );
+    v.occupancy = occupancy.state;
     return {
       sample,
       ms,
@@ -353,6 +364,7 @@ export class RuleEngine {
       speedDerived,
       moving: speedKmh !== null && speedKmh > general.movingSpeedKmh,
       movingBefore: prev !== null && v.prevMoving,
+      occupancy: occupancy.reading,
       local: localDateTime(ms, runtime.timeZone),
       vehicle: record,
       operator: operatorId === null ? null : this.registry.operator(operatorId, ms),

@@ -4,6 +4,7 @@ import type { OperatorRecord, VehicleRecord } from '../registry/records.js';
 import type { RegistryView } from '../registry/registry-view.js';
 import type { LocalDateTime } from '../time/local-time.js';
 import type { GeneralConfig } from './general-config.js';
+import type { OccupancyReading } from './occupancy.js';
 
 /**
  * What the engine derives once per accepted sample and hands to every rule of the vehicle's
@@ -34,6 +35,12 @@ export interface SampleFacts {
   readonly moving: boolean;
   /** Was the vehicle moving over the interval ending at this sample (judged at its start)? */
   readonly movingBefore: boolean;
+  /**
+   * The passenger count every rule reads: the occupancy sensor gated by the door (a change while
+   * the doors stayed closed is sensor noise; with no door reading a count must hold
+   * `general.occupancySettleS`). See engine/occupancy.ts. Never read `sample.passengers` directly.
+   */
+  readonly occupancy: OccupancyReading;
   readonly local: LocalDateTime;
   readonly vehicle: VehicleRecord | null;
   readonly operator: OperatorRecord | null;

@@ -116,7 +116,7 @@ export const belemConfigSchema = z.object({
     .object({
       limitKmh: z.number().positive().default(60).meta({
         description:
-          'Speed limit (km/h) for item 2.5; default: the CTB limit of an urban arterial road. Speed-limit zones may lower it.',
+          'Default speed limit (km/h) for item 2.5 where no speed-limit zone contains the position (the CTB limit of an urban arterial road); a zone sets its own limit, higher or lower.',
         interpretation: true,
       }),
       minSeconds: z
@@ -124,11 +124,19 @@ export const belemConfigSchema = z.object({
         .positive()
         .default(20)
         .meta({ description: 'Seconds above the limit.', interpretation: true }),
-      toleranceKmh: z
-        .number()
-        .min(0)
-        .default(0)
-        .meta({ description: 'Measurement tolerance (km/h).', interpretation: true }),
+      toleranceKmh: z.number().min(0).default(7).meta({
+        description:
+          'Measurement tolerance added to limits up to tolerancePercentAboveKmh (km/h): speed enforcement allows 7 km/h.',
+        interpretation: true,
+      }),
+      tolerancePercent: z.number().min(0).default(7).meta({
+        description: 'Measurement tolerance (percent of the limit) added to higher limits.',
+        interpretation: true,
+      }),
+      tolerancePercentAboveKmh: z.number().positive().default(100).meta({
+        description: 'Limits above this (km/h) take the percentage tolerance instead of toleranceKmh.',
+        interpretation: true,
+      }),
     })
     .prefault({}),
   vehicleAge: z
@@ -150,6 +158,15 @@ export const belemConfigSchema = z.object({
       kmB2Cents: cents('Price of a km at Bandeira 2, centavos.'),
       waitingHourCents: cents('Price of an hour of waiting, centavos. Null: trips with waiting time are not judged.'),
       baggageMaxFraction: z.number().min(0).default(0).meta({
+  unregisteredDriver: z
+    .object({
+      noBadgeOnRecord: z.enum(['ignore', 'suspected']).default('ignore').meta({
+        description:
+          'BEL_UNREGISTERED_DRIVER for a registered driver with no badge (crachá) validity on record: a registry that does not track badges says nothing about them (ignore), or report it as suspected for a reviewer to check the badge.',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
         description: 'Allowance for big-volume charges of the planilha (Art. 34 §2), as a fraction of the fare.',
   suspension: z
     .object({

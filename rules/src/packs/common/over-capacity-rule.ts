@@ -12,8 +12,10 @@ interface Extra {
 
 /**
  * Passengers on board above the permitted number, sustained for `minMovingSeconds` of driving
- * (stops at lights do not end the run; they just do not count towards the seconds). Needs the
- * passenger count and the registered capacity; without either the rule does not fire.
+ * (stops at lights do not end the run; they just do not count towards the seconds). Reads the
+ * door-gated passenger count (`SampleFacts.occupancy`: a count change while the doors stayed
+ * closed is sensor noise; with no door reading a count must hold `general.occupancySettleS`).
+ * Needs the passenger count and the registered capacity; without either the rule does not fire.
  */
 export function overCapacityRule<C, X extends SampleFacts>(spec: {
   id: RuleId;
@@ -29,7 +31,8 @@ export function overCapacityRule<C, X extends SampleFacts>(spec: {
   return sustainedRule<Extra, C, X>({
     ...spec,
     observe(ctx, config) {
-      const passengers = ctx.sample.passengers;
+      // The door-gated count: a flicker with the doors closed never puts anyone on board.
+      const passengers = ctx.occupancy.passengers;
       if (passengers === null || !ctx.vehicle) return null;
       const capacity = spec.permitted(ctx.vehicle.capacity, config);
       if (passengers <= capacity) return null;

@@ -8,21 +8,59 @@ import { sustainedRule } from './sustained-rule.js';
 
 interface Extra {
   readonly limitKmh: number;
+  readonly thresholdKmh: number;
+  readonly zoneId: string | null;
   readonly maxSpeedKmh: number;
   readonly speedSum: number;
   readonly speedSamples: number;
 }
 
 export interface SpeedSettings {
+  /** The pack default where no speed-limit zone contains the position. */
   readonly limitKmh: number;
   readonly minSeconds: number;
+  /** Measurement tolerance (km/h) for limits up to `tolerancePercentAboveKmh`... */
   readonly toleranceKmh: number;
+  /** ...and (percent) for higher limits. */
+  readonly tolerancePercent: number;
+  readonly tolerancePercentAboveKmh: number;
+}
+
+export interface LimitInForce {
+  readonly limitKmh: number;
+  /** The speed-limit zone that sets it, or null for the pack default. */
+  readonly zone: PlaceRef | null;
 }
 
 /**
- * Speed above the limit — the pack's, or a lower one of a speed-limit zone the vehicle is in —
- * for at least `minSeconds`. The GPS speed is measured; a speed derived from positions (device
- * sends none) makes the finding suspected.
+ * The limit in force at a position: a `speed-limit` zone's own limit where one contains it —
+ * higher or lower than the pack default — else the default. Where zones overlap, the lowest
+ * of their limits applies (a school zone nested inside an arterial road's zone).
+ */
+export function limitInForce(ctx: SampleFacts, defaultKmh: number): LimitInForce {
+  let best: LimitInForce | null = null;
+  for (const hit of ctx.registry.zonesAt(ctx.sample.lat, ctx.sample.lon, ctx.ms, ctx.pack, ['speed-limit'])) {
+    const zoneLimit = hit.zone.speedLimitKmh;
+    if (zoneLimit === null || (best !== null && zoneLimit >= best.limitKmh)) continue;
+    best = { limitKmh: zoneLimit, zone: { id: hit.zone.id, kind: 'zone', name: hit.zone.name } };
+  }
+  return best ?? { limitKmh: defaultKmh, zone: null };
+}
+
+/**
+ * The highest speed tolerated under a limit: the limit plus `toleranceKmh` for limits up to
+ * `tolerancePercentAboveKmh`, the limit plus `tolerancePercent` % above (RULES.md: "7 km/h up
+ * to 100 km/h, 7 % above", as speed enforcement allows for measurement error).
+ */
+export function toleratedKmh(limitKmh: number, s: SpeedSettings): number {
+  return limitKmh <= s.tolerancePercentAboveKmh ? limitKmh + s.toleranceKmh : limitKmh * (1 + s.tolerancePercent / 100);
+}
+
+/**
+ * Speed above the limit in force plus the measurement tolerance for at least `minSeconds`
+ * (RULES.md FRET_UNSAFE_DRIVING / BEL_UNSAFE_DRIVING). The GPS speed is measured; a speed
+ * derived from positions (device sends none) makes the finding suspected. A change of the limit
+ * (entering or leaving a zone) starts a new run.
  */
 export function speedingRule<C, X extends SampleFacts>(spec: {
   id: RuleId;
@@ -37,25 +75,20 @@ export function speedingRule<C, X extends SampleFacts>(spec: {
     observe(ctx, config) {
       const speed = ctx.speedKmh;
       const settings = spec.settings(config);
+      // No limit is below 0 km/h: at or under the bare tolerance nothing can be over (no zone lookup).
       if (speed === null || speed <= settings.toleranceKmh) return null;
-      let limit = settings.limitKmh;
-      let place: PlaceRef | null = null;
-      if (speed > settings.toleranceKmh) {
-        for (const hit of ctx.registry.zonesAt(ctx.sample.lat, ctx.sample.lon, ctx.ms, ctx.pack, ['speed-limit'])) {
-          const zoneLimit = hit.zone.speedLimitKmh;
-          if (zoneLimit !== null && zoneLimit < limit) {
-            limit = zoneLimit;
-            place = { id: hit.zone.id, kind: 'zone', name: hit.zone.name };
-          }
-        }
-      }
-      if (speed <= limit + settings.toleranceKmh) return null;
+      const inForce = limitInForce(ctx, settings.limitKmh);
+      const threshold = toleratedKmh(inForce.limitKmh, settings);
+      if (speed <= threshold) return null;
+      const zoneId = inForce.zone?.id ?? null;
       return {
         suspected: ctx.speedDerived,
-        key: String(limit),
-        place,
+        key: `${zoneId ?? 'default'}:${inForce.limitKmh}`,
+        place: inForce.zone,
         fold: (prev) => ({
-          limitKmh: limit,
+          limitKmh: inForce.limitKmh,
+          thresholdKmh: threshold,
+          zoneId,
           maxSpeedKmh: Math.max(prev?.maxSpeedKmh ?? 0, speed),
           speedSum: (prev?.speedSum ?? 0) + speed,
           speedSamples: (prev?.speedSamples ?? 0) + 1,
@@ -65,7 +98,10 @@ export function speedingRule<C, X extends SampleFacts>(spec: {
     qualifies: (run, config) => run.durationS >= spec.settings(config).minSeconds,
     measured: (run, config) => ({
       limitKmh: run.extra.limitKmh,
-      toleranceKmh: spec.settings(config).toleranceKmh,
+      limitSource: run.extra.zoneId === null ? 'pack-default' : 'zone',
+      zoneId: run.extra.zoneId,
+      toleranceKmh: round(run.extra.thresholdKmh - run.extra.limitKmh),
+      thresholdKmh: round(run.extra.thresholdKmh),
       maxSpeedKmh: round(run.extra.maxSpeedKmh),
       meanSpeedKmh: round(run.extra.speedSum / run.extra.speedSamples),
       durationSeconds: round(run.durationS),

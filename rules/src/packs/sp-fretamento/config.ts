@@ -133,21 +133,29 @@ export const spConfigSchema = z.object({
     .prefault({}),
   speed: z
     .object({
-      limitKmh: z
-        .number()
-        .positive()
-        .default(80)
-        .meta({ description: 'Speed limit (km/h); speed-limit zones may lower it.', interpretation: true }),
+      limitKmh: z.number().positive().default(80).meta({
+        description:
+          'Default speed limit (km/h) where no speed-limit zone contains the position; a zone sets its own limit, higher or lower.',
+        interpretation: true,
+      }),
       minSeconds: z
         .number()
         .positive()
         .default(20)
         .meta({ description: 'Seconds above the limit before it is a violation.', interpretation: true }),
-      toleranceKmh: z
-        .number()
-        .min(0)
-        .default(0)
-        .meta({ description: 'Measurement tolerance added to the limit (km/h).', interpretation: true }),
+      toleranceKmh: z.number().min(0).default(7).meta({
+        description:
+          'Measurement tolerance added to limits up to tolerancePercentAboveKmh (km/h): speed enforcement allows 7 km/h.',
+        interpretation: true,
+      }),
+      tolerancePercent: z.number().min(0).default(7).meta({
+        description: 'Measurement tolerance (percent of the limit) added to higher limits.',
+        interpretation: true,
+      }),
+      tolerancePercentAboveKmh: z.number().positive().default(100).meta({
+        description: 'Limits above this (km/h) take the percentage tolerance instead of toleranceKmh.',
+        interpretation: true,
+      }),
     })
     .prefault({}),
   route: z

@@ -9,20 +9,32 @@ import type { StopRecord } from '../../registry/records.js';
  * a *slow run* anywhere, and a *stop dwell* while the bus stays within `stopRadiusM` of the same
  * regular-service stop.
  *
- * Boarding evidence, strongest first: the occupancy sensor (boardings counted, or the passenger
- * count rising above what it was before the bus stopped); a door opening (which also happens for
- * alighting); nothing at all when the vehicle has neither sensor.
+ * Boarding evidence (RULES.md FRET_BOARDING_AT_REGULAR_STOP), read from the door-gated passenger
+ * count (`SampleFacts.occupancy`: a count that rises and falls back with the door closed never
+ * leaves the count accepted before it):
+ * - `occupancy` (confirmed): the sensor counted boardings (`boardings` > 0), or the door opened
+ *   and the count when the bus moves off is higher than before it stopped. The count part is only
+ *   known when the dwell is over (`final`);
+ * - `count` (suspected): the count rose and held, on a vehicle with no door reading;
+ * - `door` (suspected): a door opening and no occupancy sensor (it may be alighting);
+ * - `no-sensors` (suspected): neither sensor.
+ * An occupancy sensor that shows nobody boarding clears the dwell even if the door opened.
  */
 
-export type BoardingEvidenceKind = 'occupancy' | 'door' | 'no-sensors';
+export type BoardingEvidenceKind = 'occupancy' | 'count' | 'door' | 'no-sensors';
 
 export interface BoardingEvidence {
+  /** Accepted count before the bus stopped (the last one read while it moved). */
   readonly passengersBefore: number | null;
+  /** Accepted count at the last sample of the run, or when the bus moved off. */
+  readonly passengersAfter: number | null;
   readonly passengersMax: number | null;
   readonly boardings: number;
   readonly doorOpened: boolean;
   readonly hasOccupancyData: boolean;
   readonly hasDoorData: boolean;
+  /** Samples whose count was rejected as sensor noise (door closed) or not yet settled. */
+  readonly rejectedCounts: number;
 }
 
 export interface SlowRun {
@@ -61,11 +73,19 @@ export interface DwellSettings {
   readonly stopRadiusM: number;
 }
 
-/** What the evidence says about a boarding (null: the sensors show nobody boarded). */
-export function classifyBoarding(e: BoardingEvidence): BoardingEvidenceKind | null {
+/**
+ * What the evidence says about a boarding (null: the sensors show nobody boarded, or not yet).
+ * `final`: the run is over, so the count when the bus moved off is known; while it lasts only
+ * counted boardings and door/no-sensor evidence decide.
+ */
+export function classifyBoarding(e: BoardingEvidence, final: boolean): BoardingEvidenceKind | null {
+  if (e.boardings > 0) return 'occupancy';
   if (e.hasOccupancyData) {
-    const rose = e.passengersBefore !== null && e.passengersMax !== null && e.passengersMax > e.passengersBefore;
-    return e.boardings > 0 || rose ? 'occupancy' : null;
+    const rose = e.passengersBefore !== null && e.passengersAfter !== null && e.passengersAfter > e.passengersBefore;
+    if (!rose || !final) return null;
+    if (e.doorOpened) return 'occupancy';
+    // A rise with a door sensor that never showed the door open: nobody got on.
+    return e.hasDoorData ? null : 'count';
   }
   if (e.hasDoorData) return e.doorOpened ? 'door' : null;
   return 'no-sensors';
@@ -73,15 +93,17 @@ export function classifyBoarding(e: BoardingEvidence): BoardingEvidenceKind | nu
 
 function foldEvidence(e: BoardingEvidence | null, ctx: SampleFacts, lastPassengers: number | null): BoardingEvidence {
   const s = ctx.sample;
-  const before = e ? e.passengersBefore : (lastPassengers ?? s.passengers);
+  const occupancy = ctx.occupancy;
+  const count = occupancy.passengers;
   return {
-    passengersBefore: before,
-    passengersMax:
-      s.passengers === null ? (e?.passengersMax ?? null) : Math.max(e?.passengersMax ?? s.passengers, s.passengers),
+    passengersBefore: e ? e.passengersBefore : (lastPassengers ?? count),
+    passengersAfter: count ?? e?.passengersAfter ?? null,
+    passengersMax: count === null ? (e?.passengersMax ?? null) : Math.max(e?.passengersMax ?? count, count),
     boardings: (e?.boardings ?? 0) + (s.boardings ?? 0),
     doorOpened: (e?.doorOpened ?? false) || s.doorOpen === true,
     hasOccupancyData: (e?.hasOccupancyData ?? false) || s.passengers !== null || s.boardings !== null,
     hasDoorData: (e?.hasDoorData ?? false) || s.doorOpen !== null,
+    rejectedCounts: (e?.rejectedCounts ?? 0) + (occupancy.rejected ? 1 : 0),
   };
 }
 
@@ -92,6 +114,13 @@ function extend<T extends SlowRun>(run: T, ctx: SampleFacts, lastPassengers: num
     durationS: run.durationS + ctx.dtS,
     evidence: foldEvidence(run.evidence, ctx, lastPassengers),
   };
+}
+
+/** The bus moved off (no gap): the count it moves off with is the run's count after. */
+function movedOff<T extends SlowRun>(run: T, ctx: SampleFacts): T {
+  const count = ctx.occupancy.passengers;
+  if (ctx.gapBefore || count === null) return run;
+  return { ...run, evidence: { ...run.evidence, passengersAfter: count } };
 }
 
 function start(ctx: SampleFacts, lastPassengers: number | null): SlowRun {
@@ -112,6 +141,8 @@ export function detectDwell(
   settings: DwellSettings,
 ): { state: DwellState; signal: DwellSignal } {
   const s = ctx.sample;
+  // After a gap the count before the stop is unknown (people may have boarded unseen).
+  const carried = ctx.gapBefore ? null : state.lastPassengers;
   const slow = ctx.speedKmh !== null && ctx.speedKmh <= settings.dwellMaxSpeedKmh;
   let slowRun = state.slowRun;
   let stopDwell = state.stopDwell;
@@ -119,31 +150,31 @@ export function detectDwell(
   let stopDwellEnded: StopDwell | null = null;
 
   if (slowRun && (!slow || ctx.gapBefore)) {
-    slowRunEnded = slowRun;
+    slowRunEnded = movedOff(slowRun, ctx);
     slowRun = null;
   }
   if (stopDwell) {
     const distance = haversineM(s.lat, s.lon, stopDwell.stop.lat, stopDwell.stop.lon);
     if (!slow || ctx.gapBefore || distance > settings.stopRadiusM) {
-      stopDwellEnded = stopDwell;
+      stopDwellEnded = slow ? stopDwell : movedOff(stopDwell, ctx);
       stopDwell = null;
     } else {
       stopDwell = {
-        ...extend(stopDwell, ctx, state.lastPassengers),
+        ...extend(stopDwell, ctx, carried),
         minDistanceM: Math.min(stopDwell.minDistanceM, distance),
       };
     }
   }
   if (slow) {
-    slowRun = slowRun ? extend(slowRun, ctx, state.lastPassengers) : start(ctx, state.lastPassengers);
+    slowRun = slowRun ? extend(slowRun, ctx, carried) : start(ctx, carried);
     if (!stopDwell) {
       const nearest = ctx.registry.stopsWithin(s.lat, s.lon, settings.stopRadiusM, ctx.ms)[0];
-      if (nearest)
-        stopDwell = { ...start(ctx, state.lastPassengers), stop: nearest.stop, minDistanceM: nearest.distanceM };
+      if (nearest) stopDwell = { ...start(ctx, carried), stop: nearest.stop, minDistanceM: nearest.distanceM };
     }
   }
-  // "Before the bus stopped": the count carried into a run is the last one seen while moving.
-  const lastPassengers = slow ? (state.lastPassengers ?? s.passengers) : (s.passengers ?? state.lastPassengers);
+  // "Before the bus stopped": the count carried into a run is the last one accepted while moving.
+  const count = ctx.occupancy.passengers;
+  const lastPassengers = slow ? (carried ?? count) : (count ?? carried);
   return {
     state: { slowRun, stopDwell, lastPassengers },
     signal: { slowRun, slowRunEnded, stopDwell, stopDwellEnded },

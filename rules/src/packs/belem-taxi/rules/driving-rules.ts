@@ -21,7 +21,12 @@ export const belemOverCapacityRule = overCapacityRule<BelemConfig, TaxiContext>(
   capacityBasis: 'registered capacity, never above 5 (Art. 3 I)',
 });
 
-/** BEL_UNSAFE_DRIVING — Art. 58 item 2.5 ("conduzir o veículo de forma a criar riscos à segurança", group II, 30 IPCA-E), read as sustained speeding. */
+/**
+ * BEL_UNSAFE_DRIVING — Art. 58 item 2.5 ("conduzir o veículo de forma a criar riscos à segurança",
+ * group II, 30 IPCA-E), read as sustained speeding: above the limit in force (a speed-limit
+ * zone's own limit, higher or lower, else the pack default of 60 km/h) plus the measurement
+ * tolerance (7 km/h up to 100 km/h, 7 % above) for ≥ 20 s.
+ */
 export const belemUnsafeDrivingRule = speedingRule<BelemConfig, TaxiContext>({
   id: 'BEL_UNSAFE_DRIVING',
   pack: 'belem-taxi',

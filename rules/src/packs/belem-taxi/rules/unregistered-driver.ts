@@ -14,7 +14,9 @@ import { belemGroupPenalty } from '../penalty.js';
  *   holder, who is always registered on their own authorization); opens cancellation (Art. 8 IV);
  * - `no-drivers-on-record`: the authorization lists no driver at all — a registry gap, suspected;
  * - `badge-expired`: the driver's badge expired in the registry (confirmed);
- * - `no-badge-on-record`: registered, but no badge validity on record (suspected).
+ * - `no-badge-on-record`: registered, but no badge validity on record: suspected, or not reported
+ *   (`unregisteredDriver.noBadgeOnRecord`, default: not reported — a registry that does not track
+ *   badges would otherwise flag every driver).
  * One continuing event per driver and breach, as long as the registry keeps it.
  */
 export const belemUnregisteredDriverRule = registryStateRule<BelemConfig, TaxiContext>({
@@ -27,7 +29,7 @@ export const belemUnregisteredDriverRule = registryStateRule<BelemConfig, TaxiCo
   },
   penalty: (_config, variant) => belemGroupPenalty('IV', '4.3', { opensCancellation: variant === 'not-registered' }),
   operating: (ctx) => ctx.moving || ctx.sample.meterState === 'hired',
-  check(ctx): RegistryBreach | null {
+  check(ctx, config): RegistryBreach | null {
     const v = ctx.vehicle;
     const driverId = ctx.sample.tachoDriverId;
     if (!v || driverId === null) return null;
@@ -49,6 +51,7 @@ export const belemUnregisteredDriverRule = registryStateRule<BelemConfig, TaxiCo
     }
     const badge = driver?.badgeValidUntil ?? null;
     if (badge === null) {
+      if (config.unregisteredDriver.noBadgeOnRecord === 'ignore') return null;
       return {
         variant: 'no-badge-on-record',
         suspected: true,

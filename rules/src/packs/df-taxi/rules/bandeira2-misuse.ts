@@ -30,11 +30,13 @@ export const dfBandeira2MisuseRule = bandeira2Rule<DfConfig>({
       return { allowed: true, clause: zone.zone.kind === 'unpaved' ? 'Art. 45 III e' : 'Art. 45 III f', doubts: [] };
     const doubts: string[] = [];
     const max = config.bandeira2.maxPassengersWithoutB2;
-    if (s.passengers === null) {
+    // The door-gated count (a flicker with the doors closed neither adds nor removes passengers).
+    const passengers = ctx.occupancy.passengers;
+    if (passengers === null) {
       doubts.push('passenger count unknown: more than 3 passengers (Art. 45 III g) cannot be excluded');
-    } else if (s.passengers > max) {
+    } else if (passengers > max) {
       // With the children unknown, more than `max` people on board may justify tariff 2: benefit of the doubt.
-      const adults = s.passengers - (s.childrenUnder7 ?? 0);
+      const adults = passengers - (s.childrenUnder7 ?? 0);
       if (adults > max || s.childrenUnder7 === null) return { allowed: true, clause: 'Art. 45 III g', doubts: [] };
     }
     if (time.uncertainDay && config.holidays.uncountedDayConfidence === 'suspected') {

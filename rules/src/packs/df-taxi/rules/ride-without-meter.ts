@@ -8,6 +8,7 @@ import { dfGroupPenalty } from '../penalty.js';
  * DF_RIDE_WITHOUT_METER — Art. 37 g: the driver must "acionar o taxímetro somente após
  * iniciada a corrida e desligá-lo quando finda". Passengers on board (occupancy sensor) and
  * ≥ 1 km driven with the meter free or off. Needs both readings; otherwise it does not fire.
+ * The count is the door-gated one (`SampleFacts.occupancy`), not the raw sensor reading.
  */
 export const dfRideWithoutMeterRule = sustainedRule<{ maxPassengers: number }, DfConfig, TaxiContext>({
   id: 'DF_RIDE_WITHOUT_METER',
@@ -20,9 +21,10 @@ export const dfRideWithoutMeterRule = sustainedRule<{ maxPassengers: number }, D
   penalty: (config) => dfGroupPenalty(config, 'DF_RIDE_WITHOUT_METER'),
   observe(ctx) {
     const s = ctx.sample;
-    if (s.passengers === null || s.passengers <= 0) return null;
+    // The door-gated count: a counter flicker with the doors closed puts nobody on board.
+    const passengers = ctx.occupancy.passengers;
+    if (passengers === null || passengers <= 0) return null;
     if (s.meterState !== 'free' && s.meterState !== 'off') return null;
-    const passengers = s.passengers;
     return { suspected: false, fold: (prev) => ({ maxPassengers: Math.max(prev?.maxPassengers ?? 0, passengers) }) };
   },
   qualifies: (run, config) => run.distanceM >= config.rideWithoutMeter.minMetres,

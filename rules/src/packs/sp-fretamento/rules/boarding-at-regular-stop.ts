@@ -4,7 +4,7 @@ import { type LastReport, shouldReport } from '../../common/report-throttle.js';
 import { round } from '../../common/round.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
-import { classifyBoarding, type StopDwell } from '../dwell-detector.js';
+import { type BoardingEvidenceKind, classifyBoarding, type StopDwell } from '../dwell-detector.js';
 
 /**
  * FRET_BOARDING_AT_REGULAR_STOP — Decreto (SP), Art. 10 §3 and Art. 11 §3 (Decreto 51.396/2006):
@@ -12,26 +12,32 @@ import { classifyBoarding, type StopDwell } from '../dwell-detector.js';
  * serviço regular de transporte coletivo de passageiros." Penalty: Art. 23 V, 10 ORTN.
  *
  * Fires when the bus dwells (speed ≤ 5 km/h for ≥ 15 s) within 30 m of a regular-service stop
- * and people board: occupancy sensor → confirmed; door only → `doorOnlyConfidence`; no door or
- * occupancy data at all → suspected. An occupancy sensor that shows nobody boarding clears the
- * dwell even if the door opened (passengers got off).
+ * and people board (RULES.md, revised): `boardings` > 0, or a door opening together with a
+ * passenger count higher when the bus moves off than before the dwell → confirmed. The count is
+ * the door-gated one (`SampleFacts.occupancy`): a count that rises and falls back with the door
+ * closed is sensor noise and boards nobody. A count rise with no door reading: suspected; door
+ * only: `doorOnlyConfidence` (it may be alighting); no door or occupancy data: suspected. An
+ * occupancy sensor that shows nobody boarding clears the dwell even if the door opened.
+ * Counted boardings and door/no-sensor evidence are raised live; a count rise is decided when
+ * the bus moves off (or at the vehicle's close, as the dwell last stood).
  */
 
-export function boardingAtStop(dwell: StopDwell, config: SpConfig): { kind: string; suspected: boolean } | null {
+export interface BoardingVerdict {
+  readonly kind: BoardingEvidenceKind;
+  readonly suspected: boolean;
+}
+
+export function boardingAtStop(dwell: StopDwell, config: SpConfig, final: boolean): BoardingVerdict | null {
   if (dwell.durationS < config.boardingAtStop.dwellMinSeconds) return null;
-  const kind = classifyBoarding(dwell.evidence);
+  const kind = classifyBoarding(dwell.evidence, final);
   if (kind === null) return null;
   if (kind === 'occupancy') return { kind, suspected: false };
   if (kind === 'door') return { kind, suspected: config.boardingAtStop.doorOnlyConfidence === 'suspected' };
+  if (kind === 'count') return { kind, suspected: true };
   return config.boardingAtStop.flagDwellWithoutSensors ? { kind, suspected: true } : null;
 }
 
-function finding(
-  dwell: StopDwell,
-  verdict: { kind: string; suspected: boolean },
-  phase: 'ongoing' | 'final',
-  config: SpConfig,
-): Finding {
+function finding(dwell: StopDwell, verdict: BoardingVerdict, phase: 'ongoing' | 'final', config: SpConfig): Finding {
   const e = dwell.evidence;
   return {
     ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
@@ -51,8 +57,10 @@ function finding(
       boardingEvidence: verdict.kind,
       boardings: e.boardings,
       passengersBefore: e.passengersBefore,
+      passengersAfter: e.passengersAfter,
       passengersMax: e.passengersMax,
       doorOpened: e.doorOpened,
+      countReadingsRejected: e.rejectedCounts,
       stopSource: dwell.stop.source,
     },
     confidence: verdict.suspected ? 'suspected' : 'confirmed',
@@ -61,11 +69,29 @@ function finding(
 }
 
 interface State {
+  /** The dwell at a stop in progress (decided at its end, or at close as it last stood). */
+  readonly dwell: StopDwell | null;
   readonly raised: {
     readonly dwellId: string;
-    readonly verdict: { kind: string; suspected: boolean };
+    readonly verdict: BoardingVerdict;
     readonly reported: LastReport;
   } | null;
+}
+
+const idle: State = { dwell: null, raised: null };
+
+/** The decision on a dwell that is over: final finding, or withdrawal of a live alert nothing upholds. */
+function decide(dwell: StopDwell, state: State, config: SpConfig): Finding[] {
+  const verdict = boardingAtStop(dwell, config, true);
+  if (verdict) return [finding(dwell, verdict, 'final', config)];
+  if (state.raised?.dwellId !== dwell.id) return [];
+  return [
+    {
+      ...finding(dwell, state.raised.verdict, 'final', config),
+      phase: 'withdrawn',
+      reason: 'the occupancy sensor shows nobody boarded by the time the bus moved off',
+    },
+  ];
 }
 
 export const boardingAtRegularStopRule = defineRule<State, SpConfig, SpContext>({
@@ -77,31 +103,28 @@ export const boardingAtRegularStopRule = defineRule<State, SpConfig, SpContext>(
     en: 'Charter vehicle boarded passengers at a regular public-transport stop.',
   },
   penalty: () => fine('ORTN', 10, 'Art. 23 V'),
-  init: () => ({ raised: null }),
+  init: () => idle,
   step(state, ctx, config) {
-    if (state.raised === null && ctx.dwell.stopDwell === null) return { state, findings: noFindings };
-    const findings: Finding[] = [];
     const ended = ctx.dwell.stopDwellEnded;
-    if (ended && state.raised?.dwellId === ended.id) {
-      findings.push(finding(ended, boardingAtStop(ended, config) ?? state.raised.verdict, 'final', config));
-    }
     const dwell = ctx.dwell.stopDwell;
-    const verdict = dwell ? boardingAtStop(dwell, config) : null;
-    if (dwell && verdict) {
-      const confidence = verdict.suspected ? 'suspected' : 'confirmed';
-      const last = state.raised?.dwellId === dwell.id ? state.raised.reported : null;
-      if (shouldReport(last, dwell.lastMs, confidence, null, ctx.general.updateIntervalS)) {
-        findings.push(finding(dwell, verdict, 'ongoing', config));
-        return {
-          state: {
-            raised: { dwellId: dwell.id, verdict, reported: { endedAt: dwell.lastMs, confidence, variant: null } },
-          },
-          findings,
-        };
+    if (state.dwell === null && dwell === null && ended === null) return { state, findings: noFindings };
+    const findings: Finding[] = ended ? decide(ended, state, config) : [];
+    let raised = ended && state.raised?.dwellId === ended.id ? null : state.raised;
+    if (dwell) {
+      if (raised && raised.dwellId !== dwell.id) raised = null;
+      const verdict = boardingAtStop(dwell, config, false);
+      if (verdict) {
+        const confidence = verdict.suspected ? 'suspected' : 'confirmed';
+        if (shouldReport(raised?.reported ?? null, dwell.lastMs, confidence, null, ctx.general.updateIntervalS)) {
+          findings.push(finding(dwell, verdict, 'ongoing', config));
+          raised = { dwellId: dwell.id, verdict, reported: { endedAt: dwell.lastMs, confidence, variant: null } };
+        }
       }
-      return { state, findings };
     }
-    return { state: { raised: dwell && state.raised?.dwellId === dwell.id ? state.raised : null }, findings };
+    return { state: { dwell, raised: dwell ? raised : null }, findings };
   },
-  close: () => ({ state: { raised: null }, findings: noFindings }),
+  close: (state, _info, config) => ({
+    state: idle,
+    findings: state.dwell ? decide(state.dwell, state, config) : noFindings,
+  }),
 });

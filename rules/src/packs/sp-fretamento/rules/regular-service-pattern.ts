@@ -1,16 +1,20 @@
 import { defineRule, type Finding, noFindings } from '../../../engine/rule.js';
-import { fine } from '../../common/penalty-helpers.js';
+import type { PenaltySpec } from '../../../violations/violation.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
+import type { StopDwell } from '../dwell-detector.js';
 import { boardingAtStop } from './boarding-at-regular-stop.js';
 
 /**
  * FRET_REGULAR_SERVICE_PATTERN — a charter vehicle running as an unauthorized regular line:
- * one trip boards at ≥ 3 distinct regular-service stops. Art. 18 (using a charter vehicle in
- * regular transport needs prior authorization) and Art. 29 I (the company that "desviar suas
- * finalidades, agindo ... em detrimento dos demais serviços de transporte" loses its
- * registration): 10 ORTN for each boarding, and cancellation proceedings are opened.
- * Confirmed when at least the minimum number of distinct stops have a confirmed boarding.
+ * one trip boards at ≥ 3 distinct regular-service stops, each boarding **confirmed**. Art. 18
+ * (using a charter vehicle in regular transport needs prior authorization) and Art. 29 I (the
+ * company that "desviar suas finalidades, agindo ... em detrimento dos demais serviços de
+ * transporte" loses its registration). No fine of its own: each boarding is already fined as
+ * FRET_BOARDING_AT_REGULAR_STOP (Art. 23 V); the pattern opens registration cancellation
+ * proceedings (*cassação*). Suspected boardings (door only, a count rise with no door reading,
+ * no sensors) never add up to a pattern: they are only counted in the evidence. Each boarding is
+ * taken as decided when the bus moves off the stop (or at the vehicle's close).
  */
 
 interface Boarding {
@@ -18,7 +22,6 @@ interface Boarding {
   readonly stopId: string;
   readonly stopName: string;
   readonly atMs: number;
-  readonly suspected: boolean;
   readonly lat: number;
   readonly lon: number;
 }
@@ -26,15 +29,33 @@ interface Boarding {
 interface State {
   readonly tripId: string | null;
   readonly tripStartMs: number;
+  /** Confirmed boardings of the trip. */
   readonly boardings: readonly Boarding[];
+  /** Suspected boardings seen on the trip, not counted. */
+  readonly suspectedIgnored: number;
   readonly raised: boolean;
+  /** The dwell at a stop in progress (decided at its end). */
+  readonly openDwell: StopDwell | null;
 }
+
+/** Art. 29 I: cancellation proceedings, no fine of its own. */
+export const patternPenalty: PenaltySpec = {
+  unit: null,
+  units: null,
+  group: null,
+  item: 'Art. 29 I',
+  apprehension: false,
+  opensCancellation: true,
+  registryNonCompliance: false,
+};
+
+const distinctStops = (boardings: readonly Boarding[]) => new Set(boardings.map((b) => b.stopId)).size;
 
 function finding(state: State, phase: 'ongoing' | 'final', config: SpConfig): Finding | null {
   const first = state.boardings[0];
   const last = state.boardings[state.boardings.length - 1];
   if (!first || !last || state.tripId === null) return null;
-  const confirmedStops = new Set(state.boardings.filter((b) => !b.suspected).map((b) => b.stopId));
+  const distinct = distinctStops(state.boardings);
   return {
     ruleId: 'FRET_REGULAR_SERVICE_PATTERN',
     eventId: state.tripId,
@@ -45,25 +66,52 @@ function finding(state: State, phase: 'ongoing' | 'final', config: SpConfig): Fi
     lon: first.lon,
     place: { id: first.stopId, kind: 'stop', name: first.stopName },
     measured: {
-      distinctStops: new Set(state.boardings.map((b) => b.stopId)).size,
-      confirmedDistinctStops: confirmedStops.size,
-      boardings: state.boardings.length,
+      distinctStops: distinct,
+      confirmedDistinctStops: distinct,
+      confirmedBoardings: state.boardings.length,
+      suspectedBoardingsNotCounted: state.suspectedIgnored,
       minDistinctStops: config.regularService.minDistinctStops,
-      stops: state.boardings.map((b) => ({
-        stopId: b.stopId,
-        name: b.stopName,
-        at: new Date(b.atMs).toISOString(),
-        suspected: b.suspected,
-      })),
+      stops: state.boardings.map((b) => ({ stopId: b.stopId, name: b.stopName, at: new Date(b.atMs).toISOString() })),
     },
-    confidence: confirmedStops.size >= config.regularService.minDistinctStops ? 'confirmed' : 'suspected',
+    confidence: 'confirmed',
     variant: null,
-    unitsFactor: state.boardings.length,
     trip: { id: state.tripId, startedAt: state.tripStartMs, endedAt: last.atMs },
   };
 }
 
-const empty: State = { tripId: null, tripStartMs: 0, boardings: [], raised: false };
+const empty: State = {
+  tripId: null,
+  tripStartMs: 0,
+  boardings: [],
+  suspectedIgnored: 0,
+  raised: false,
+  openDwell: null,
+};
+
+/** Add a dwell that is over to the trip if it was a boarding; the ongoing finding once a pattern holds. */
+function addDwell(s: State, dwell: StopDwell, config: SpConfig, findings: Finding[]): State {
+  const verdict = boardingAtStop(dwell, config, true);
+  if (!verdict || s.boardings.some((b) => b.dwellId === dwell.id)) return s;
+  if (verdict.suspected) return { ...s, suspectedIgnored: s.suspectedIgnored + 1 };
+  const next: State = {
+    ...s,
+    boardings: [
+      ...s.boardings,
+      {
+        dwellId: dwell.id,
+        stopId: dwell.stop.id,
+        stopName: dwell.stop.name,
+        atMs: dwell.startMs,
+        lat: dwell.lat,
+        lon: dwell.lon,
+      },
+    ],
+  };
+  if (distinctStops(next.boardings) < config.regularService.minDistinctStops) return next;
+  const f = finding(next, 'ongoing', config);
+  if (f) findings.push(f);
+  return { ...next, raised: true };
+}
 
 export const regularServicePatternRule = defineRule<State, SpConfig, SpContext>({
   id: 'FRET_REGULAR_SERVICE_PATTERN',
@@ -73,14 +121,17 @@ export const regularServicePatternRule = defineRule<State, SpConfig, SpContext>(
     pt: 'Veículo de fretamento operando como linha regular: embarques em várias paradas do serviço regular na mesma viagem.',
     en: 'Charter vehicle running as a regular line: boardings at several regular-service stops on one trip.',
   },
-  penalty: () => fine('ORTN', 10, 'Art. 29 I (10 ORTN each boarding)', { opensCancellation: true }),
+  penalty: () => patternPenalty,
   init: () => empty,
   step(state, ctx, config) {
-    if (state.tripId === ctx.charterTrip.trip.id && ctx.dwell.stopDwell === null)
-      return { state, findings: noFindings };
+    const trip = ctx.charterTrip.trip;
+    const ended = ctx.dwell.stopDwellEnded;
+    const open = ctx.dwell.stopDwell;
+    if (state.tripId === trip.id && ended === null && open === state.openDwell) return { state, findings: noFindings };
     const findings: Finding[] = [];
     let s = state;
-    const trip = ctx.charterTrip.trip;
+    // A dwell that ends belongs to the trip it was part of, even if that trip ends at this sample.
+    if (ended && s.tripId !== null) s = addDwell(s, ended, config, findings);
     if (s.tripId !== trip.id) {
       if (s.raised) {
         const f = finding(s, 'final', config);
@@ -88,35 +139,12 @@ export const regularServicePatternRule = defineRule<State, SpConfig, SpContext>(
       }
       s = { ...empty, tripId: trip.id, tripStartMs: trip.startMs };
     }
-    const dwell = ctx.dwell.stopDwell;
-    const verdict = dwell ? boardingAtStop(dwell, config) : null;
-    if (dwell && verdict && !s.boardings.some((b) => b.dwellId === dwell.id)) {
-      s = {
-        ...s,
-        boardings: [
-          ...s.boardings,
-          {
-            dwellId: dwell.id,
-            stopId: dwell.stop.id,
-            stopName: dwell.stop.name,
-            atMs: dwell.startMs,
-            suspected: verdict.suspected,
-            lat: dwell.lat,
-            lon: dwell.lon,
-          },
-        ],
-      };
-      const distinct = new Set(s.boardings.map((b) => b.stopId)).size;
-      if (distinct >= config.regularService.minDistinctStops) {
-        const f = finding(s, 'ongoing', config);
-        if (f) findings.push(f);
-        s = { ...s, raised: true };
-      }
-    }
-    return { state: s, findings };
+    return { state: { ...s, openDwell: open }, findings };
   },
   close(state, _info, config) {
-    const f = state.raised ? finding(state, 'final', config) : null;
-    return { state: empty, findings: f ? [f] : [] };
+    const findings: Finding[] = [];
+    const s = state.openDwell && state.tripId !== null ? addDwell(state, state.openDwell, config, findings) : state;
+    const f = s.raised ? finding(s, 'final', config) : null;
+    return { state: empty, findings: f ? [...findings, f] : findings };
   },
 });

@@ -8,23 +8,29 @@ import { round } from '../../common/round.js';
 import { extendRun, type Run, startRun } from '../../common/run.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
-import { classifyBoarding, type SlowRun } from '../dwell-detector.js';
+import { type BoardingEvidenceKind, classifyBoarding, type SlowRun } from '../dwell-detector.js';
 import { scheduleActive } from '../schedule.js';
 
 /**
  * FRET_ROUTE_DEVIATION — the contract must state "o destino, o horário de operação, e os locais
  * de embarque e desembarque" (Art. 10 §2 item 3, Art. 11 §2 item 3) and the itinerary is filed
  * with the regulator (Art. 20); departing from it breaks the Regulation (Art. 23 V, 10 ORTN).
- * Judged only while a contract listing the vehicle is in its schedule window (± margin). Two
- * variants:
- * - `off-route`: farther than 500 m from the declared route for ≥ 2 min;
- * - `boarding-outside-declared-places`: a boarding (occupancy sensor: confirmed; door only:
- *   suspected, and only away from the alighting places too) away from every declared boarding place.
+ * Judged only while a contract listing the vehicle is in its schedule window (± margin) and the
+ * bus carries passengers (RULES.md, revised). Two variants:
+ * - `off-route`: farther than 500 m from the declared route for ≥ 2 min. An empty positioning
+ *   run — door-gated passenger count 0 — to the first boarding place or from the last one is not
+ *   a deviation: samples with a count of 0 are not judged. With no passenger count, only the
+ *   stretch after the first door opening of the charter trip is judged, and it is suspected;
+ * - `boarding-outside-declared-places`: a boarding (counted boardings, or the door opening with
+ *   the count higher when the bus moves off: confirmed; door only or a count rise with no door
+ *   reading: suspected, and only away from the alighting places too) away from every declared
+ *   boarding place.
  */
 
 interface OffExtra {
   readonly contract: ContractRecord;
   readonly maxDistanceM: number;
+  readonly maxPassengers: number | null;
 }
 
 interface State {
@@ -32,6 +38,30 @@ interface State {
   readonly offReported: LastReport | null;
   readonly boarding: Finding | null;
   readonly boardingReported: LastReport | null;
+  /** The charter trip in which a door was first seen open (for buses with no passenger count). */
+  readonly doorOpenedTripId: string | null;
+  /** The slow run in progress under a contract (a boarding decided when it ends, or at close). */
+  readonly slow: { readonly run: SlowRun; readonly contract: ContractRecord } | null;
+}
+
+const idle: State = {
+  off: null,
+  offReported: null,
+  boarding: null,
+  boardingReported: null,
+  doorOpenedTripId: null,
+  slow: null,
+};
+
+/**
+ * Is the bus carrying passengers, as far as the sensors say? `confirmed` with a count above 0,
+ * `suspected` with no count once a door has opened on this charter trip, null when empty (count
+ * 0: a positioning run) or not known to have boarded anyone.
+ */
+function loaded(ctx: SpContext, doorOpenedThisTrip: boolean): 'confirmed' | 'suspected' | null {
+  const count = ctx.occupancy.passengers;
+  if (count !== null) return count > 0 ? 'confirmed' : null;
+  return doorOpenedThisTrip ? 'suspected' : null;
 }
 
 function activeContract(ctx: SpContext, config: SpConfig): { contract: ContractRecord; distanceM: number } | null {
@@ -66,6 +96,8 @@ function offFinding(run: Run<OffExtra>, phase: 'ongoing' | 'final', config: SpCo
       offRouteSeconds: round(run.durationS),
       minSeconds: config.route.minSeconds,
       distanceDrivenOffRouteM: Math.round(run.distanceM),
+      passengersMax: run.extra.maxPassengers,
+      loadEvidence: run.extra.maxPassengers === null ? 'door-opened-no-count' : 'passenger-count',
     },
     confidence: confidenceOf(run.suspected),
     variant: 'off-route',
@@ -76,7 +108,7 @@ function offFinding(run: Run<OffExtra>, phase: 'ongoing' | 'final', config: SpCo
 function boardingFinding(
   run: SlowRun,
   contract: ContractRecord,
-  kind: 'occupancy' | 'door',
+  kind: BoardingEvidenceKind,
   phase: 'ongoing' | 'final',
 ): Finding {
   const nearest = nearestPlace(contract.boardingPlaces, run.lat, run.lon);
@@ -94,8 +126,9 @@ function boardingFinding(
       boardingEvidence: kind,
       boardings: run.evidence.boardings,
       passengersBefore: run.evidence.passengersBefore,
-      passengersMax: run.evidence.passengersMax,
+      passengersAfter: run.evidence.passengersAfter,
       doorOpened: run.evidence.doorOpened,
+      countReadingsRejected: run.evidence.rejectedCounts,
       nearestDeclaredBoardingPlace: nearest ? nearest.place.name : null,
       distanceToNearestBoardingPlaceM: nearest ? Math.round(nearest.distanceM) : null,
       declaredBoardingPlaces: contract.boardingPlaces.length,
@@ -105,14 +138,14 @@ function boardingFinding(
   };
 }
 
-/** Is the slow run a boarding away from the contract's declared places? */
-function undeclaredBoarding(run: SlowRun, contract: ContractRecord): 'occupancy' | 'door' | null {
-  const kind = classifyBoarding(run.evidence);
-  if (kind !== 'occupancy' && kind !== 'door') return null;
+/** Is the slow run a boarding away from the contract's declared places? (`final`: the run is over.) */
+function undeclaredBoarding(run: SlowRun, contract: ContractRecord, final: boolean): BoardingEvidenceKind | null {
+  const kind = classifyBoarding(run.evidence, final);
+  if (kind === null || kind === 'no-sensors') return null;
   const near = (places: readonly DeclaredPlace[]) =>
     places.some((p) => haversineM(run.lat, run.lon, p.lat, p.lon) <= p.radiusM);
   if (near(contract.boardingPlaces)) return null;
-  if (kind === 'door' && near(contract.alightingPlaces)) return null;
+  if (kind !== 'occupancy' && near(contract.alightingPlaces)) return null;
   return kind;
 }
 
@@ -125,24 +158,31 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
     en: 'Deviation from the declared itinerary, or boarding away from the contract’s boarding places.',
   },
   penalty: () => fine('ORTN', 10, 'Art. 23 V'),
-  init: () => ({ off: null, offReported: null, boarding: null, boardingReported: null }),
+  init: () => idle,
   step(state, ctx, config) {
     const findings: Finding[] = [];
     const active = activeContract(ctx, config);
+    const tripId = ctx.charterTrip.trip.id;
+    const doorOpenedTripId = ctx.sample.doorOpen === true ? tripId : state.doorOpenedTripId;
+    const load = active ? loaded(ctx, doorOpenedTripId === tripId) : null;
     let off = state.off;
     let offReported = state.offReported;
-    const offNow = active !== null && active.distanceM > config.route.maxDistanceM;
+    const offNow = active !== null && load !== null && active.distanceM > config.route.maxDistanceM;
     if (off && (ctx.gapBefore || !offNow || off.extra.contract.id !== active?.contract.id)) {
       if (off.raised) findings.push(offFinding(off, 'final', config));
       off = null;
       offReported = null;
     }
     if (offNow && active) {
+      const count = ctx.occupancy.passengers;
       const extra = {
         contract: active.contract,
         maxDistanceM: Math.max(off?.extra.maxDistanceM ?? 0, active.distanceM),
+        maxPassengers:
+          count === null ? (off?.extra.maxPassengers ?? null) : Math.max(off?.extra.maxPassengers ?? 0, count),
       };
-      off = off ? extendRun(off, ctx, ctx.lateDropped > 0, extra) : startRun(ctx, false, extra);
+      const suspected = load === 'suspected';
+      off = off ? extendRun(off, ctx, suspected || ctx.lateDropped > 0, extra) : startRun(ctx, suspected, extra);
       if (off.durationS >= config.route.minSeconds) {
         const confidence = confidenceOf(off.suspected);
         if (shouldReport(offReported, off.lastMs, confidence, 'off-route', ctx.general.updateIntervalS)) {
@@ -156,16 +196,24 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
     let boarding = state.boarding;
     let boardingReported = state.boardingReported;
     const endedRun = ctx.dwell.slowRunEnded;
-    if (boarding && endedRun && boarding.eventId === `boarding:${endedRun.id}`) {
-      findings.push({ ...boarding, phase: 'final', endedAt: endedRun.lastMs });
-      boarding = null;
-      boardingReported = null;
+    if (endedRun) {
+      const raisedHere = boarding !== null && boarding.eventId === `boarding:${endedRun.id}`;
+      const contract = state.slow?.run.id === endedRun.id ? state.slow.contract : null;
+      const kind = contract ? undeclaredBoarding(endedRun, contract, true) : null;
+      if (contract && kind) findings.push(boardingFinding(endedRun, contract, kind, 'final'));
+      else if (raisedHere && boarding) findings.push({ ...boarding, phase: 'final', endedAt: endedRun.lastMs });
+      if (raisedHere) {
+        boarding = null;
+        boardingReported = null;
+      }
     }
     const slow = ctx.dwell.slowRun;
-    if (slow && active) {
-      const kind = undeclaredBoarding(slow, active.contract);
+    // A run keeps the contract it started under (the schedule window may close while it lasts).
+    const slowContract = slow ? (state.slow?.run.id === slow.id ? state.slow.contract : active?.contract) : undefined;
+    if (slow && slowContract) {
+      const kind = undeclaredBoarding(slow, slowContract, false);
       if (kind) {
-        const next = boardingFinding(slow, active.contract, kind, 'ongoing');
+        const next = boardingFinding(slow, slowContract, kind, 'ongoing');
         const last = boarding?.eventId === next.eventId ? boardingReported : null;
         if (shouldReport(last, next.endedAt, next.confidence, next.variant, ctx.general.updateIntervalS)) {
           findings.push(next);
@@ -174,12 +222,24 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
         boarding = next;
       }
     }
-    return { state: { off, offReported, boarding, boardingReported }, findings };
+    return {
+      state: {
+        off,
+        offReported,
+        boarding,
+        boardingReported,
+        doorOpenedTripId,
+        slow: slow && slowContract ? { run: slow, contract: slowContract } : null,
+      },
+      findings,
+    };
   },
   close(state, _info, config) {
     const findings: Finding[] = [];
     if (state.off?.raised) findings.push(offFinding(state.off, 'final', config));
-    if (state.boarding) findings.push({ ...state.boarding, phase: 'final' });
-    return { state: { off: null, offReported: null, boarding: null, boardingReported: null }, findings };
+    const kind = state.slow ? undeclaredBoarding(state.slow.run, state.slow.contract, true) : null;
+    if (state.slow && kind) findings.push(boardingFinding(state.slow.run, state.slow.contract, kind, 'final'));
+    else if (state.boarding) findings.push({ ...state.boarding, phase: 'final' });
+    return { state: idle, findings };
   },
 });

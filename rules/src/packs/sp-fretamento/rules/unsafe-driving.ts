@@ -6,7 +6,8 @@ import type { SpContext } from '../context.js';
 /**
  * FRET_UNSAFE_DRIVING — Art. 26 IV: "o motorista dirigir o veículo de modo a comprometer a
  * segurança ou o conforto dos passageiros" (25 ORTN). Read from telemetry as sustained speeding:
- * above the configured limit (default 80 km/h, lowered by speed-limit zones) for ≥ 20 s.
+ * above the limit in force — a speed-limit zone's own limit, higher or lower, else the pack
+ * default of 80 km/h — plus a measurement tolerance (7 km/h up to 100 km/h, 7 % above) for ≥ 20 s.
  */
 export const unsafeDrivingRuleSp = speedingRule<SpConfig, SpContext>({
   id: 'FRET_UNSAFE_DRIVING',

@@ -1,0 +1,107 @@
+import type { Telemetry } from '@vigia/core';
+
+/**
+ * The passenger count the rules read: the occupancy sensor's reading, gated by the door.
+ *
+ * Passenger counters flicker (a bag on a seat, a head in the beam): nobody gets on or off a
+ * vehicle whose doors stay shut, so a change of the count while the doors have stayed closed is
+ * sensor noise and is not accepted. Derived once per accepted sample by the engine
+ * (`SampleFacts.occupancy`) so that every rule that reads the count — boarding at a stop,
+ * over-capacity, Bandeira II's "more than 3 passengers", rides without the meter — reads the
+ * same, filtered, value. A change of the count is accepted:
+ * - at once while the door is open (people get on and off);
+ * - provisionally within `settleS` after the door was last seen open (counters finish tallying
+ *   as the door closes); a provisional count is replaced by the next different reading and
+ *   becomes firm once it has held `settleS`;
+ * - on a sample with no door reading (a vehicle without a door sensor), only once the new value
+ *   has been read on every sample for `settleS`;
+ * - never, with the door closed and not open within `settleS` (the reading is rejected as noise).
+ * The first count of a vehicle (or the first after a gap, when the door may have opened unseen)
+ * is provisional: it is accepted and replaced by the next different reading until it has held
+ * `settleS`, so a spike at the start of a stream cannot stick.
+ */
+
+export interface OccupancyState {
+  /** The accepted count (null before any count). */
+  readonly count: number | null;
+  /** Held `settleS` or accepted with the door open: only a door-backed (or settled) change replaces it. */
+  readonly firm: boolean;
+  /** When the accepted count was set. */
+  readonly sinceMs: number;
+  readonly lastDoorOpenMs: number | null;
+  /** A different reading waiting to hold `settleS` (vehicles without a door reading). */
+  readonly pendingCount: number | null;
+  readonly pendingSinceMs: number;
+}
+
+export const initialOccupancyState: OccupancyState = {
+  count: null,
+  firm: false,
+  sinceMs: 0,
+  lastDoorOpenMs: null,
+  pendingCount: null,
+  pendingSinceMs: 0,
+};
+
+export interface OccupancyReading {
+  /** The accepted passenger count (driver excluded); null when this sample carries no count. */
+  readonly passengers: number | null;
+  /** The sample's own count, as sent. */
+  readonly rawPassengers: number | null;
+  /** The sample's count differs from the accepted one (noise, or a change not yet settled). */
+  readonly rejected: boolean;
+  /** The accepted count is provisional (first reading, or a change just after the door closed). */
+  readonly provisional: boolean;
+}
+
+export function readOccupancy(
+  previous: OccupancyState,
+  sample: Telemetry,
+  ms: number,
+  gapBefore: boolean,
+  settleS: number,
+): { state: OccupancyState; reading: OccupancyReading } {
+  const settleMs = settleS * 1000;
+  // After a gap the door may have opened unseen: the count starts afresh (provisional).
+  const base = gapBefore ? initialOccupancyState : previous;
+  const lastDoorOpenMs = sample.doorOpen === true ? ms : base.lastDoorOpenMs;
+  const raw = sample.passengers;
+  let state: OccupancyState = lastDoorOpenMs === base.lastDoorOpenMs ? base : { ...base, lastDoorOpenMs };
+  if (raw === null) {
+    return { state, reading: { passengers: null, rawPassengers: null, rejected: false, provisional: !state.firm } };
+  }
+  const accept = (firm: boolean): OccupancyState => ({
+    ...state,
+    count: raw,
+    firm,
+    sinceMs: ms,
+    pendingCount: null,
+    pendingSinceMs: 0,
+  });
+  if (state.count === null) state = accept(false);
+  else if (raw === state.count) {
+    if (state.pendingCount !== null || (!state.firm && ms - state.sinceMs >= settleMs)) {
+      state = { ...state, pendingCount: null, firm: state.firm || ms - state.sinceMs >= settleMs };
+    }
+  } else {
+    const doorRecently = lastDoorOpenMs !== null && ms - lastDoorOpenMs <= settleMs;
+    if (sample.doorOpen === true) state = accept(true);
+    else if (!state.firm || doorRecently) state = accept(false);
+    else if (sample.doorOpen === null) {
+      if (state.pendingCount !== raw) state = { ...state, pendingCount: raw, pendingSinceMs: ms };
+      else if (ms - state.pendingSinceMs >= settleMs) state = accept(true);
+    } else if (state.pendingCount !== null) {
+      // Door closed (and not open lately): the reading is noise; any waiting change is void.
+      state = { ...state, pendingCount: null, pendingSinceMs: 0 };
+    }
+  }
+  return {
+    state,
+    reading: {
+      passengers: state.count,
+      rawPassengers: raw,
+      rejected: state.count !== raw,
+      provisional: !state.firm,
+    },
+  };
+}
