@@ -125,6 +125,73 @@ describe('DF Art. 53 — cancellation thresholds within 2 years; Art. 56 — cle
   });
 });
 
+describe('SP Art. 27 — "a mesma infração" is the same article and item, not the same rule id', () => {
+  const sp = (ruleId: PriorViolation['ruleId'], item: string) =>
+    current({ ruleId, penalty: { group: null, amountBrl: 1000, item } });
+  const spPrior = (ruleId: PriorViolation['ruleId'], item: string) => prior(30, { ruleId, item });
+
+  it('Art. 26 VI and Art. 26 VII are different infractions even when one rule id reports both', () => {
+    const withdrawn = sp('FRET_UNREGISTERED_VEHICLE', 'Art. 26 VI');
+    expect(engine.assessRecidivism(withdrawn, [spPrior('FRET_UNREGISTERED_VEHICLE', 'Art. 26 VII')]).multiplier).toBe(
+      1,
+    );
+    expect(engine.assessRecidivism(withdrawn, [spPrior('FRET_UNREGISTERED_VEHICLE', 'Art. 26 VI')]).multiplier).toBe(2);
+  });
+
+  it('Art. 26 VII is one infraction whichever rule reports it (unregistered vehicle, inspection sticker expired)', () => {
+    const r = engine.assessRecidivism(sp('FRET_INSPECTION_EXPIRED', 'Art. 26 VII'), [
+      spPrior('FRET_UNREGISTERED_VEHICLE', 'Art. 26 VII'),
+    ]);
+    expect(r).toMatchObject({ count: 1, multiplier: 2, amountBrl: 2000 });
+  });
+
+  it('Art. 23 V (any other provision infringed): the same item is the same infraction only for the same provision', () => {
+    const boarding = sp('FRET_BOARDING_AT_REGULAR_STOP', 'Art. 23 V');
+    expect(engine.assessRecidivism(boarding, [spPrior('FRET_ROUTE_DEVIATION', 'Art. 23 V')]).multiplier).toBe(1);
+    expect(engine.assessRecidivism(boarding, [spPrior('FRET_BOARDING_AT_REGULAR_STOP', 'Art. 23 V')]).multiplier).toBe(
+      2,
+    );
+    // recidivism.catchAllItems []: the item alone decides.
+    const literal = createRuleEngine({
+      registry: createInMemoryRegistry({}),
+      packs: { 'sp-fretamento': { recidivism: { catchAllItems: [] } } },
+    });
+    expect(literal.assessRecidivism(boarding, [spPrior('FRET_ROUTE_DEVIATION', 'Art. 23 V')]).multiplier).toBe(2);
+  });
+});
+
+describe('DF Art. 53 — counted apart for the permit and for each driver’s matrícula (Art. 55: joint, not twice)', () => {
+  const df = (group: string, matricula: string | null) =>
+    current({
+      ruleId: 'DF_OVER_CAPACITY',
+      pack: 'df-taxi',
+      permitNumber: 'P-7',
+      penalty: { group, amountBrl: 20 },
+      matricula,
+    });
+  const dfPrior = (days: number, group: string, matricula: string | null) =>
+    prior(
+      days,
+      { ruleId: 'DF_RIDE_WITHOUT_METER', pack: 'df-taxi', group, permitNumber: 'P-7', operatorId: null, matricula },
+      df(group, null),
+    );
+
+  it('Art. 53 §3: two group-C infractions of the auxiliary driver and one of the holder cancel nothing', () => {
+    const holderThird = engine.assessRecidivism(df('C', null), [dfPrior(10, 'C', 'D-AUX'), dfPrior(20, 'C', 'D-AUX')]);
+    expect(holderThird).toMatchObject({ count: 0, escalation: null });
+    const driverThird = engine.assessRecidivism(df('C', 'D-AUX'), [dfPrior(10, 'C', 'D-AUX'), dfPrior(20, 'C', null)]);
+    expect(driverThird).toMatchObject({ count: 1, escalation: null });
+  });
+
+  it('Art. 53 §3: the third group-C infraction of one driver cancels that driver’s matrícula, not the permit', () => {
+    const r = engine.assessRecidivism(df('C', 'D-AUX'), [dfPrior(10, 'C', 'D-AUX'), dfPrior(20, 'C', 'D-AUX')]);
+    expect(r.escalation).toMatchObject({ kind: 'cancellation', basis: 'Art. 53 §3' });
+    expect(r.escalation?.detail).toContain('matrícula of driver D-AUX');
+    const permit = engine.assessRecidivism(df('C', null), [dfPrior(10, 'C', null), dfPrior(20, 'C', null)]);
+    expect(permit.escalation?.detail).toContain('cancellation of the permit');
+  });
+});
+
 describe('Belém — group counts, no escalation in the law', () => {
   it('reports counts per group within the window', () => {
     const v = current({

@@ -10,11 +10,19 @@ import { roundBrl } from './price.js';
  * or a permit's history): each pack filters by its own subject and window.
  *
  * - SP (Decreto, Art. 27): the same infraction by the same company within one year doubles the
- *   fine. "Same infraction" = same rule id; "company" = operator; one year = the same calendar
- *   date a year earlier, inclusive (Lei 810/1949 counts a year to the same date).
- * - DF (Art. 53): counted per permit (or *matrícula*) over 2 years: the 6th group-A, 4th
- *   group-B, 3rd group-C infraction, any group-D infraction, or a 4th infraction spanning more
- *   than one group → cancellation of the permit/*matrícula*. Art. 56: the record is cleared when
+ *   fine. "Same infraction" = the same article and item the fine rests on (`penalty.item`, which
+ *   a rule picks per variant: Art. 26 VI and Art. 26 VII are different infractions even when
+ *   FRET_UNREGISTERED_VEHICLE reports both, and FRET_INSPECTION_EXPIRED's Art. 26 VII is the same
+ *   infraction as an unregistered vehicle's Art. 26 VII). Under a catch-all item ("infringir
+ *   qualquer das disposições", Art. 23 V: `recidivism.catchAllItems`) the infraction is the
+ *   provision infringed, i.e. the rule. "Company" = operator; one year = the same calendar date a
+ *   year earlier, inclusive (Lei 810/1949 counts a year to the same date).
+ * - DF (Art. 53): counted over 2 years, apart for the permit and for each driver's *matrícula*:
+ *   an infraction committed by a registered driver other than the permit holder (`matricula`)
+ *   counts against that driver's matrícula only — the holder answers for it jointly (Art. 55) but
+ *   it is not counted twice; every other infraction counts against the permit. The 6th group-A,
+ *   4th group-B, 3rd group-C infraction, any group-D infraction, or a 4th infraction spanning more
+ *   than one group → cancellation of that permit or matrícula. Art. 56: the record is cleared when
  *   2 consecutive years pass after a penalty with no new infraction.
  * - Belém: Art. 58 classifies into groups I–IV but sets no recidivism rule; counts per group
  *   within a configurable window are reported for the officer, with no escalation.
@@ -37,6 +45,13 @@ export interface PriorViolation {
   readonly operatorId: string | null;
   readonly permitNumber: string | null;
   readonly status: WorkflowStatus;
+  /** The article and item the fine rested on (`penalty.item`); absent: compared by rule id. */
+  readonly item?: string | null;
+  /**
+   * DF: the driver whose *matrícula* the infraction counts against (a registered driver other
+   * than the permit holder); null or absent: the permit.
+   */
+  readonly matricula?: string | null;
 }
 
 export interface AssessedViolation {
@@ -47,7 +62,14 @@ export interface AssessedViolation {
   readonly vehicleId: string;
   readonly operatorId: string | null;
   readonly permitNumber: string | null;
-  readonly penalty: { readonly group: string | null; readonly amountBrl: number | null };
+  readonly penalty: {
+    readonly group: string | null;
+    readonly amountBrl: number | null;
+    /** The article and item the fine rests on (SP Art. 27 compares it). */
+    readonly item?: string | null;
+  };
+  /** DF: as `PriorViolation.matricula`. */
+  readonly matricula?: string | null;
 }
 
 export interface Escalation {
@@ -83,6 +105,33 @@ export const recidivismConfigSchema = z.object({
   }),
 });
 export type RecidivismConfig = z.output<typeof recidivismConfigSchema>;
+
+/** SP Art. 27 adds which items are catch-alls (see `sameSpInfraction`). */
+export const spRecidivismConfigSchema = recidivismConfigSchema.extend({
+  catchAllItems: z.array(z.string()).default(['Art. 23 V']).meta({
+    description:
+      "Items that fine the breach of any provision of the regulation ('infringir qualquer das disposições'): under them the same infraction is the same provision infringed (the same rule), not merely the same item.",
+    interpretation: true,
+    basis: 'Art. 23 V; Art. 27',
+  }),
+});
+export type SpRecidivismConfig = z.output<typeof spRecidivismConfigSchema>;
+
+/**
+ * SP Art. 27 "a mesma infração": the same article and item; under a catch-all item, the same
+ * provision infringed (the rule). A violation stored without its item is compared by rule id.
+ */
+export function sameSpInfraction(
+  current: AssessedViolation,
+  prior: PriorViolation,
+  catchAllItems: readonly string[],
+): boolean {
+  const item = current.penalty.item ?? null;
+  const priorItem = prior.item ?? null;
+  if (item === null || priorItem === null) return prior.ruleId === current.ruleId;
+  if (item !== priorItem) return false;
+  return !catchAllItems.includes(item) || prior.ruleId === current.ruleId;
+}
 
 export const dfEscalationThresholdsSchema = z.object({
   A: z
@@ -157,19 +206,20 @@ const windowDays = (start: LocalDate, end: LocalDate): number =>
 
 const keysOf = (items: readonly Windowed[]): string[] => items.flatMap((w) => (w.prior.key ? [w.prior.key] : []));
 
-/** SP Art. 27: same rule, same company (operator), within one year → fine doubled. */
+/** SP Art. 27: same infraction (article and item), same company (operator), within one year → fine doubled. */
 export function assessSpRecidivism(
   current: AssessedViolation,
   priors: readonly PriorViolation[],
-  config: RecidivismConfig,
+  config: RecidivismConfig & { readonly catchAllItems?: readonly string[] },
   timeZone: string,
 ): RecidivismAssessment {
+  const catchAll = config.catchAllItems ?? ['Art. 23 V'];
   const { windowStart, date, items } = inWindow(
     current,
     priors,
     config,
     timeZone,
-    (p) => p.ruleId === current.ruleId && current.operatorId !== null && p.operatorId === current.operatorId,
+    (p) => current.operatorId !== null && p.operatorId === current.operatorId && sameSpInfraction(current, p, catchAll),
   );
   const recidivist = items.length > 0;
   return {
@@ -194,7 +244,17 @@ export function assessSpRecidivism(
 const subjectOf = (v: { permitNumber: string | null; vehicleId: string }): string =>
   v.permitNumber !== null ? `permit:${v.permitNumber}` : `vehicle:${v.vehicleId}`;
 
-/** DF Art. 53 (escalation to cancellation) and Art. 56 (clearing), per permit. */
+/** DF Art. 53: the permit, or the registered driver's *matrícula* the infraction counts against. */
+export const dfSubjectOf = (v: {
+  permitNumber: string | null;
+  vehicleId: string;
+  matricula?: string | null | undefined;
+}): string => (v.matricula ? `matricula:${v.matricula}` : subjectOf(v));
+
+const subjectName = (subject: string): string =>
+  subject.startsWith('matricula:') ? `matrícula of driver ${subject.slice(10)}` : 'permit';
+
+/** DF Art. 53 (escalation to cancellation) and Art. 56 (clearing), per permit and per matrícula. */
 export function assessDfEscalation(
   current: AssessedViolation,
   priors: readonly PriorViolation[],
@@ -202,8 +262,8 @@ export function assessDfEscalation(
   thresholds: DfEscalationThresholds,
   timeZone: string,
 ): RecidivismAssessment {
-  const subject = subjectOf(current);
-  const { windowStart, date, items } = inWindow(current, priors, config, timeZone, (p) => subjectOf(p) === subject);
+  const subject = dfSubjectOf(current);
+  const { windowStart, date, items } = inWindow(current, priors, config, timeZone, (p) => dfSubjectOf(p) === subject);
   // Art. 56: a run of `clearingYears` with no infraction clears everything before it.
   let clearedBefore: LocalDate | null = null;
   const dates = [...items.map((w) => w.date), date];
@@ -226,7 +286,7 @@ export function assessDfEscalation(
       escalation = {
         kind: 'cancellation',
         basis: `Art. 53 ${paragraph[group]}`,
-        detail: `${n} group-${group} infractions within ${thresholds.clearingYears} years (threshold ${thresholds[group]}): cancellation of the permit or matrícula`,
+        detail: `${n} group-${group} infractions within ${thresholds.clearingYears} years (threshold ${thresholds[group]}): cancellation of the ${subjectName(subject)}`,
       };
     } else {
       const total = Object.values(byGroup).reduce((a, b) => a + b, 0);
@@ -235,7 +295,7 @@ export function assessDfEscalation(
         escalation = {
           kind: 'cancellation',
           basis: 'Art. 53 §5',
-          detail: `${total} infractions across ${groups} groups within 2 years (threshold ${thresholds.mixed}): cancellation of the permit or matrícula`,
+          detail: `${total} infractions across ${groups} groups within 2 years (threshold ${thresholds.mixed}): cancellation of the ${subjectName(subject)}`,
         };
       }
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { generalConfigSchema } from '../../engine/general-config.js';
-import { recidivismConfigSchema } from '../../penalties/recidivism.js';
+import { spRecidivismConfigSchema } from '../../penalties/recidivism.js';
 import { ruleIdsByPack } from '../../violations/rule-ids.js';
 import { holidayConfigSchema } from '../common/holiday-config.js';
 
@@ -188,18 +188,6 @@ export const spConfigSchema = z.object({
       }),
     })
     .prefault({}),
-  recidivism: recidivismConfigSchema
-    .extend({
-      windowYears: z.number().int().positive().default(1).meta({
-        description:
-          'Recidivism window in calendar years: the same infraction by the same company within one year doubles the fine.',
-        basis: 'Art. 27',
-      }),
-    })
-    .prefault({}),
-});
-
-export type SpConfig = z.output<typeof spConfigSchema>;
   noContract: z
     .object({
       minMovingSeconds: z.number().positive().default(60).meta({
@@ -221,7 +209,8 @@ export type SpConfig = z.output<typeof spConfigSchema>;
         interpretation: true,
       }),
       minSeconds: z.number().positive().default(5).meta({
-        description: '...for at least this many seconds (first to last sample; a bouncing door sensor is not a door open).',
+        description:
+          '...for at least this many seconds (first to last sample; a bouncing door sensor is not a door open).',
         interpretation: true,
       }),
     })
@@ -250,4 +239,16 @@ export type SpConfig = z.output<typeof spConfigSchema>;
       }),
     })
     .prefault({}),
+  recidivism: spRecidivismConfigSchema
+    .extend({
+      windowYears: z.number().int().positive().default(1).meta({
+        description:
+          'Recidivism window in calendar years: the same infraction by the same company within one year doubles the fine.',
+        basis: 'Art. 27',
+      }),
+    })
+    .prefault({}),
+});
+
+export type SpConfig = z.output<typeof spConfigSchema>;
 export type SpConfigInput = z.input<typeof spConfigSchema>;
