@@ -208,7 +208,7 @@ export const belemScenarios: Scenario[] = [
     name: 'bel-stand-queue-jump',
     ruleId: 'BEL_STAND_QUEUE_JUMP',
     pack,
-    article: 'item 1.5',
+    article: 'item 3.1',
     expect: 'fires',
     summary: 'A and B wait at a ponto livre; C pulls in 1 min after A and is hired 30 s later',
     confidence: 'confirmed',
@@ -230,7 +230,7 @@ export const belemScenarios: Scenario[] = [
     name: 'bel-stand-queue-jump-near-miss',
     ruleId: 'BEL_STAND_QUEUE_JUMP',
     pack,
-    article: 'item 1.5',
+    article: 'item 3.1',
     expect: 'quiet',
     summary: 'The head of the queue (A) is hired while B and C wait',
     build: (ctx) =>

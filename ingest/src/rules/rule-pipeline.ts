@@ -52,7 +52,10 @@ export class RulePipeline {
     this.unsubscribe = deps.bus.subscribe((m) => {
       if (m.type === 'registry-changed') this.scheduleReload();
     });
-    // Vehicles that fall silent still have their events finished (e.g. a trip that ends with the device off).
+    // Vehicles that fall silent still have their events finished (e.g. a trip that ends with the
+    // device off). Only provisionally: the rules judge in event time (rules/README.md), so a
+    // tracker that uploads its backlog later resumes its events under the same keys, and the
+    // server's clock moves no stand decision.
     this.flushTimer = setInterval(
       () => this.enqueue(async () => this.persist(this.engine?.flush(Date.now()) ?? [])),
       30_000,
