@@ -159,6 +159,7 @@ export class RulePipeline {
     const withdrawn = events.filter((e) => e.type === 'withdrawn');
     const live = await this.deps.db.transaction(async (tx) => {
       const priors = await priorViolations(tx, upserts);
+      const matriculas = await currentMatriculas(tx, upserts);
       const rows: ViolationUpsert[] = upserts.map(({ violation: v }) => {
         const others = priors.filter((p) => p.key !== v.key);
         const recidivism = engine.assessRecidivism(
@@ -170,7 +171,8 @@ export class RulePipeline {
             vehicleId: v.vehicleId,
             operatorId: v.operatorId,
             permitNumber: v.permitNumber,
-            penalty: { group: v.penalty.group, amountBrl: v.penalty.amountBrl },
+            penalty: { group: v.penalty.group, amountBrl: v.penalty.amountBrl, item: v.penalty.item },
+            matricula: matriculas.get(matriculaKey(v)) ?? null,
           },
           others,
         );
@@ -239,6 +241,46 @@ export class RulePipeline {
   }
 }
 
+/**
+ * DF Art. 53: the driver whose *matrícula* an infraction counts against — the driver the
+ * telemetry identified, when registered on the vehicle's permit and not its holder (the holder's
+ * driver record carries the operator's document); null: the permit. Read from the registry as it
+ * is now (the tables), the same SQL for the priors and for the violations being assessed.
+ */
+const MATRICULA_SQL = (v: string) => `CASE WHEN ${v}.driver_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM vehicles veh WHERE veh.id = ${v}.vehicle_id AND ${v}.driver_id = ANY(veh.driver_ids))
+         AND NOT EXISTS (SELECT 1 FROM drivers d JOIN operators o ON o.id = ${v}.operator_id
+                         WHERE d.id = ${v}.driver_id
+                           AND nullif(regexp_replace(d.document, '\\D', '', 'g'), '') = regexp_replace(o.document, '\\D', '', 'g'))
+       THEN ${v}.driver_id END`;
+
+const matriculaKey = (v: { vehicleId: string; driverId: string | null; operatorId: string | null }): string =>
+  `${v.vehicleId}|${v.driverId ?? ''}|${v.operatorId ?? ''}`;
+
+async function currentMatriculas(
+  tx: Queryable,
+  events: readonly ViolationEvent[],
+): Promise<Map<string, string | null>> {
+  const withDriver = events.map((e) => e.violation).filter((v) => v.driverId !== null);
+  if (withDriver.length === 0) return new Map();
+  const { rows } = await tx.query<{
+    vehicle_id: string;
+    driver_id: string;
+    operator_id: string | null;
+    matricula: string | null;
+  }>(
+    `SELECT c.vehicle_id, c.driver_id, c.operator_id, ${MATRICULA_SQL('c')} AS matricula
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS c(vehicle_id, driver_id, operator_id)`,
+    [withDriver.map((v) => v.vehicleId), withDriver.map((v) => v.driverId), withDriver.map((v) => v.operatorId)],
+  );
+  return new Map(
+    rows.map((r) => [
+      matriculaKey({ vehicleId: r.vehicle_id, driverId: r.driver_id, operatorId: r.operator_id }),
+      r.matricula,
+    ]),
+  );
+}
+
 /** Earlier violations of the same operators, vehicles or permits, for recidivism. */
 async function priorViolations(tx: Queryable, events: readonly ViolationEvent[]): Promise<PriorViolation[]> {
   if (events.length === 0) return [];
@@ -255,11 +297,14 @@ async function priorViolations(tx: Queryable, events: readonly ViolationEvent[])
     operator_id: string | null;
     permit_number: string | null;
     status: PriorViolation['status'];
+    item: string | null;
+    matricula: string | null;
   }>(
-    `SELECT event_key, rule_id, pack, penalty->>'group' AS grp, started_at, vehicle_id, operator_id, permit_number, status
-     FROM violations
-     WHERE started_at > now() - make_interval(days => $4::int)
-       AND (operator_id = ANY($1::text[]) OR vehicle_id = ANY($2::text[]) OR permit_number = ANY($3::text[]))`,
+    `SELECT v.event_key, v.rule_id, v.pack, v.penalty->>'group' AS grp, v.started_at, v.vehicle_id, v.operator_id,
+       v.permit_number, v.status, v.penalty->>'item' AS item, ${MATRICULA_SQL('v')} AS matricula
+     FROM violations v
+     WHERE v.started_at > now() - make_interval(days => $4::int)
+       AND (v.operator_id = ANY($1::text[]) OR v.vehicle_id = ANY($2::text[]) OR v.permit_number = ANY($3::text[]))`,
     [operators, vehicles, permits, PRIOR_WINDOW_DAYS],
   );
   return rows.map((r) => ({
@@ -272,5 +317,7 @@ async function priorViolations(tx: Queryable, events: readonly ViolationEvent[])
     operatorId: r.operator_id,
     permitNumber: r.permit_number,
     status: r.status,
+    item: r.item,
+    matricula: r.matricula,
   }));
 }
