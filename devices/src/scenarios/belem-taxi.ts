@@ -1,6 +1,6 @@
 import { RegistryBuilder } from './registry.js';
 import { site } from './sites.js';
-import { driving, standScene, taxiTrip } from './taxi.js';
+import { driving, speedLimitZone, standScene, taxiTrip } from './taxi.js';
 import { addDays, describeLocal, localDateOf, localInstantMs, pastOrdinaryDate } from './time.js';
 import { Trace } from './trace.js';
 import type { BuildContext, Scenario, ScenarioPlan } from './types.js';
@@ -126,6 +126,34 @@ export const belemScenarios: Scenario[] = [
         vehicle: { capacity: 5 },
         fields: { passengers: 5, meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `cap-${ctx.runId}` } },
         segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'bel-over-capacity-counter-flicker-near-miss',
+    ruleId: 'BEL_OVER_CAPACITY',
+    pack,
+    article: 'Art. 3',
+    expect: 'quiet',
+    summary:
+      '5 passengers in a taxi registered for 5, the counter reading 6 for 60 s of driving with the doors closed (sensor noise)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 60,
+        date: tuesday,
+        time: '10:00:00',
+        vehicle: { capacity: 5 },
+        fields: {
+          passengers: 5,
+          doorOpen: false,
+          meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `cap-${ctx.runId}` },
+        },
+        segments: [
+          [20, 30],
+          [60, 30],
+          [20, 30],
+        ],
+        segmentFields: [undefined, { passengers: 6 }, { passengers: 5 }],
       }),
   },
   {
@@ -468,6 +496,93 @@ export const belemScenarios: Scenario[] = [
           [20, 40],
           [15, 75],
           [30, 40],
+        ],
+      }),
+  },
+  {
+    name: 'bel-unsafe-driving-tolerance-near-miss',
+    ruleId: 'BEL_UNSAFE_DRIVING',
+    pack,
+    article: 'item 2.5',
+    expect: 'quiet',
+    summary: '67 km/h for 40 s under the 60 km/h default: within the 7 km/h measurement tolerance',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 61,
+        date: tuesday,
+        time: '10:00:00',
+        segments: [
+          [20, 40],
+          [40, 67],
+          [20, 40],
+        ],
+      }),
+  },
+  {
+    name: 'bel-unsafe-driving-zone-raised',
+    ruleId: 'BEL_UNSAFE_DRIVING',
+    pack,
+    article: 'item 2.5',
+    expect: 'fires',
+    summary: '90 km/h for 30 s on an avenue a speed-limit zone sets at 80 km/h (limit 80 + 7 tolerance)',
+    confidence: 'confirmed',
+    measured: { limitKmh: 80, limitSource: 'zone', thresholdKmh: 87, maxSpeedKmh: 90 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 62,
+        date: tuesday,
+        time: '10:00:00',
+        registry: speedLimitZone(pack, 80),
+        segments: [
+          [20, 60],
+          [30, 90],
+          [20, 60],
+        ],
+      }),
+  },
+  {
+    name: 'bel-unsafe-driving-zone-raised-near-miss',
+    ruleId: 'BEL_UNSAFE_DRIVING',
+    pack,
+    article: 'item 2.5',
+    expect: 'quiet',
+    summary: '85 km/h for 40 s on an avenue a speed-limit zone sets at 80 km/h (above the 60 km/h default)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 63,
+        date: tuesday,
+        time: '10:00:00',
+        registry: speedLimitZone(pack, 80),
+        segments: [
+          [20, 60],
+          [40, 85],
+          [20, 60],
+        ],
+      }),
+  },
+  {
+    name: 'bel-unsafe-driving-zone-lowered',
+    ruleId: 'BEL_UNSAFE_DRIVING',
+    pack,
+    article: 'item 2.5',
+    expect: 'fires',
+    summary: '50 km/h for 30 s in a school zone limited to 40 km/h (under the 60 km/h default)',
+    confidence: 'confirmed',
+    measured: { limitKmh: 40, limitSource: 'zone', thresholdKmh: 47 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 64,
+        date: tuesday,
+        time: '10:00:00',
+        registry: speedLimitZone(pack, 40),
+        segments: [
+          [20, 30],
+          [30, 50],
+          [20, 30],
         ],
       }),
   },

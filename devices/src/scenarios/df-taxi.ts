@@ -88,6 +88,74 @@ export const dfScenarios: Scenario[] = [
       }),
   },
   {
+  {
+    name: 'df-bandeira2-counter-flicker-near-miss',
+    ruleId: 'DF_BANDEIRA2_MISUSE',
+    pack,
+    article: 'Art. 45 III',
+    expect: 'quiet',
+    summary:
+      'Tariff 2 on a Tuesday at 15:00 with 4 passengers, the counter dipping to 2 for 90 s with the doors closed: still more than 3 on board',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 62,
+        date: tuesday,
+        time: '15:00:00',
+        fields: {
+          passengers: 4,
+          doorOpen: false,
+          meter: { state: 'hired', tariff: 2, fareCents: 500, tripId: `b2-${ctx.runId}` },
+        },
+        segments: [
+          [30, 36],
+          [90, 36],
+          [30, 36],
+          [10, 0],
+        ],
+        segmentFields: [
+          undefined,
+          { passengers: 2 },
+          { passengers: 4 },
+          { passengers: 0, doorOpen: true, meter: { state: 'free', tariff: 1 } },
+        ],
+      }),
+  },
+  {
+    name: 'df-bandeira2-passengers-got-out',
+    ruleId: 'DF_BANDEIRA2_MISUSE',
+    pack,
+    article: 'Art. 45 III',
+    expect: 'fires',
+    summary:
+      'Tariff 2 on a Tuesday at 15:00: 4 passengers, 2 get out at a stop (door open), the other 2 ride on 90 s on tariff 2',
+    confidence: 'confirmed',
+    measured: { minStretchSeconds: 60 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 63,
+        date: tuesday,
+        time: '15:00:00',
+        fields: {
+          passengers: 4,
+          doorOpen: false,
+          meter: { state: 'hired', tariff: 2, fareCents: 500, tripId: `b2-${ctx.runId}` },
+        },
+        segments: [
+          [30, 36],
+          [10, 0],
+          [90, 36],
+          [10, 0],
+        ],
+        segmentFields: [
+          undefined,
+          { passengers: 2, doorOpen: true },
+          { doorOpen: false },
+          { passengers: 0, doorOpen: true, meter: { state: 'free', tariff: 1 } },
+        ],
+      }),
+  },
     name: 'df-over-capacity',
     ruleId: 'DF_OVER_CAPACITY',
     pack,
@@ -116,7 +184,7 @@ export const dfScenarios: Scenario[] = [
     pack,
     article: 'Art. 24',
     expect: 'quiet',
-    summary: '6 passengers in a 4-seat taxi for 25 s only (the rule needs 30 s)',
+    summary: '6 passengers in a 4-seat taxi for 25 s of driving only (the rule needs 30 s), then 3 get out at a stop',
     build: (ctx) =>
       driving(ctx, {
         pack,
@@ -127,11 +195,39 @@ export const dfScenarios: Scenario[] = [
         segments: [
           [25, 30],
           [40, 30],
+          [20, 0],
         ],
         segmentFields: [undefined, { passengers: 3 }],
       }),
   },
   {
+  {
+    name: 'df-over-capacity-counter-flicker-near-miss',
+    ruleId: 'DF_OVER_CAPACITY',
+    pack,
+    article: 'Art. 24',
+    expect: 'quiet',
+    summary:
+      '4 passengers in a 4-seat taxi, the counter reading 6 for 60 s of driving with the doors closed (sensor noise)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 60,
+        date: tuesday,
+        time: '10:00:00',
+        fields: {
+          passengers: 4,
+          doorOpen: false,
+          meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `cap-${ctx.runId}` },
+        },
+        segments: [
+          [20, 30],
+          [60, 30],
+          [20, 30],
+        ],
+        segmentFields: [undefined, { passengers: 6 }, { passengers: 4 }],
+      }),
+  },
     name: 'df-stand-queue-jump',
     ruleId: 'DF_STAND_QUEUE_JUMP',
     pack,
@@ -218,6 +314,28 @@ export const dfScenarios: Scenario[] = [
       }),
   },
   {
+  {
+    name: 'df-ride-without-meter-counter-flicker-near-miss',
+    ruleId: 'DF_RIDE_WITHOUT_METER',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary: 'An empty taxi, meter free, the counter reading 1 for 1.5 km with the doors closed (sensor noise)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 61,
+        date: tuesday,
+        time: '11:00:00',
+        fields: { passengers: 0, doorOpen: false, meter: { state: 'free', tariff: 1 } },
+        segments: [
+          [20, 36],
+          [150, 36],
+          [10, 0],
+        ],
+        segmentFields: [undefined, { passengers: 1 }, { passengers: 0 }],
+      }),
+  },
     name: 'df-detour',
     ruleId: 'DF_DETOUR',
     pack,

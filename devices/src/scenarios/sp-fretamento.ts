@@ -1,7 +1,7 @@
 import { offsetM } from '../geo.js';
 import { RegistryBuilder } from './registry.js';
 import { site } from './sites.js';
-import { driving } from './taxi.js';
+import { driving, speedLimitZone } from './taxi.js';
 import { addDays, describeLocal, localDateOf, localInstantMs, pastOrdinaryDate } from './time.js';
 import { Trace } from './trace.js';
 import type { BuildContext, Scenario, ScenarioPlan } from './types.js';
@@ -59,11 +59,51 @@ function stopsRun(
   return { registry: reg.steps, samples: t.samples, dispatches: [], vehicleId, when: describeLocal(t0) };
 }
 
+type Fields = NonNullable<ConstructorParameters<typeof Trace>[3]>;
+
+/**
+ * A bus drives east past `stops` regular-service stops, 400 m apart, and at each pulls up at the
+ * stop and dwells through `phases` ([seconds, sensor readings] each, a sample every 5 s), then
+ * moves off with the readings `after` (the passenger counter's noise and the door's story).
+ */
+function stopPhasesRun(
+  ctx: BuildContext,
+  o: { site: number; stops: number; base: Fields; phases: [number, Fields][]; after: (stop: number) => Fields },
+): ScenarioPlan {
+  const reg = new RegistryBuilder(ctx);
+  const start = site(pack, o.site);
+  for (let i = 0; i < o.stops; i++) {
+    const at = offsetM(start, 0, 400 * (i + 1));
+    reg.add('stops', {
+      id: reg.id(`stop-${i}`),
+      name: `Scenario regular stop ${i + 1}`,
+      lat: Number(at.lat.toFixed(7)),
+      lon: Number(at.lon.toFixed(7)),
+      source: 'scenario',
+    });
+  }
+  const { vehicleId, deviceId } = reg.vehicle('bus', pack);
+  const t0 = localInstantMs(tuesday(ctx), '07:30:00');
+  const tacho = (speedKmh: number) => ({ tacho: { speedKmh, driverId: `MOT-${ctx.runId}` } });
+  const t = new Trace(deviceId, t0, start, { ...o.base, ...tacho(0) });
+  t.emit();
+  for (let i = 0; i < o.stops; i++) {
+    t.driveMetres(400, 36, 90, tacho(36));
+    for (const [seconds, readings] of o.phases) t.set(readings).stay(seconds, tacho(0));
+    t.set(o.after(i));
+  }
+  t.drive(60, 36, 90, tacho(36));
+  return { registry: reg.steps, samples: t.samples, dispatches: [], vehicleId, when: describeLocal(t0) };
+}
+
 /**
  * A bus under contract, played now (a contract is in force from its creation): it runs along the
  * declared route, then `offM` north of it for `offS` seconds, then back.
  */
-function routeRun(ctx: BuildContext, o: { site: number; offM: number; offS: number }): ScenarioPlan {
+function routeRun(
+  ctx: BuildContext,
+  o: { site: number; offM: number; offS: number; fields?: Fields; doorOpenAtStartS?: number },
+): ScenarioPlan {
   const reg = new RegistryBuilder(ctx);
   const start = site(pack, o.site);
   const end = offsetM(start, 0, 8000);
@@ -86,7 +126,8 @@ function routeRun(ctx: BuildContext, o: { site: number; offM: number; offS: numb
   // Stamped from 15 s after the build: after the contract exists, within the 300 s ingest accepts ahead.
   const t0 = Math.ceil((ctx.nowMs + 15_000) / 1000) * 1000;
   const tacho = { speedKmh: 60, driverId: `MOT-${ctx.runId}` };
-  const t = new Trace(deviceId, t0, start, { passengers: 30, tacho });
+  const t = new Trace(deviceId, t0, start, o.fields ?? { passengers: 30, tacho });
+  if (o.doorOpenAtStartS) t.emit(0, { doorOpen: true }).stay(o.doorOpenAtStartS, { doorOpen: true }).wait(5);
   t.emit(60).drive(10, 60, 90);
   t.driveMetres(o.offM, 60, 0).drive(o.offS, 60, 90).driveMetres(o.offM, 60, 180).drive(15, 60, 90);
   return { registry: reg.steps, samples: t.samples, dispatches: [], vehicleId, when: describeLocal(t0) };
@@ -114,6 +155,88 @@ export const spScenarios: Scenario[] = [
     expect: 'quiet',
     summary: 'The same stop, door open for 10 s only (the rule needs a 15 s dwell)',
     build: (ctx) => stopsRun(ctx, { site: 1, stops: 1, boardAt: 1, dwellS: 10 }),
+  },
+  {
+    name: 'fret-boarding-counter-flicker-near-miss',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    pack,
+    article: 'Art. 10 §3',
+    expect: 'quiet',
+    summary:
+      'A 25 s dwell at a stop with the door closed while the passenger counter reads 20, 23, then 20 again: sensor noise boards nobody',
+    build: (ctx) =>
+      stopPhasesRun(ctx, {
+        site: 60,
+        stops: 1,
+        base: { passengers: 20, boardings: 0, doorOpen: false },
+        phases: [
+          [5, { passengers: 20 }],
+          [10, { passengers: 23 }],
+          [10, { passengers: 20 }],
+        ],
+        after: () => ({ passengers: 20 }),
+      }),
+  },
+  {
+    name: 'fret-boarding-count-rises-door-closed-near-miss',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    pack,
+    article: 'Art. 10 §3',
+    expect: 'quiet',
+    summary: 'A 25 s dwell at a stop, the counter rising from 20 to 23 and staying there, the door never opening',
+    build: (ctx) =>
+      stopPhasesRun(ctx, {
+        site: 61,
+        stops: 1,
+        base: { passengers: 20, boardings: 0, doorOpen: false },
+        phases: [
+          [5, { passengers: 20 }],
+          [20, { passengers: 23 }],
+        ],
+        after: () => ({ passengers: 23 }),
+      }),
+  },
+  {
+    name: 'fret-boarding-door-and-count',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    pack,
+    article: 'Art. 10 §3',
+    expect: 'fires',
+    summary:
+      'The door opens at a stop and the bus moves off with 23 passengers where it stopped with 20 (no boarding counter): confirmed',
+    confidence: 'confirmed',
+    measured: { boardingEvidence: 'occupancy', passengersBefore: 20, passengersAfter: 23, doorOpened: true },
+    build: (ctx) =>
+      stopPhasesRun(ctx, {
+        site: 62,
+        stops: 1,
+        base: { passengers: 20, doorOpen: false },
+        phases: [
+          [5, { passengers: 20 }],
+          [10, { passengers: 23, doorOpen: true }],
+          [10, { passengers: 23, doorOpen: false }],
+        ],
+        after: () => ({ passengers: 23, doorOpen: false }),
+      }),
+  },
+  {
+    name: 'fret-boarding-door-only',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    pack,
+    article: 'Art. 10 §3',
+    expect: 'fires',
+    summary:
+      'A bus with a door sensor and no passenger counter opens its door 20 s at a stop: suspected (it may be alighting)',
+    confidence: 'suspected',
+    measured: { boardingEvidence: 'door', doorOpened: true },
+    build: (ctx) =>
+      stopPhasesRun(ctx, {
+        site: 63,
+        stops: 1,
+        base: { doorOpen: false },
+        phases: [[20, { doorOpen: true }]],
+        after: () => ({ doorOpen: false }),
+      }),
   },
   {
     name: 'fret-over-capacity',
@@ -144,7 +267,7 @@ export const spScenarios: Scenario[] = [
     pack,
     article: 'Art. 22',
     expect: 'quiet',
-    summary: '48 passengers for 25 s only, then 40',
+    summary: '48 passengers for 25 s of driving only, then 8 get off at a stop',
     build: (ctx) =>
       driving(ctx, {
         pack,
@@ -154,9 +277,33 @@ export const spScenarios: Scenario[] = [
         fields: { passengers: 48, ...tachoAt(40, ctx) },
         segments: [
           [25, 40],
+          [20, 0],
           [40, 40],
         ],
-        segmentFields: [undefined, { passengers: 40 }],
+        segmentFields: [undefined, { passengers: 40, ...tachoAt(0, ctx) }, tachoAt(40, ctx)],
+      }),
+  },
+  {
+    name: 'fret-over-capacity-counter-flicker-near-miss',
+    ruleId: 'FRET_OVER_CAPACITY',
+    pack,
+    article: 'Art. 22',
+    expect: 'quiet',
+    summary:
+      '40 passengers in a 44-seat bus, the counter reading 48 for 60 s of driving with the doors closed (sensor noise)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 64,
+        date: tuesday,
+        time: '07:00:00',
+        fields: { passengers: 40, doorOpen: false, ...tachoAt(40, ctx) },
+        segments: [
+          [20, 40],
+          [60, 40],
+          [20, 40],
+        ],
+        segmentFields: [undefined, { passengers: 48 }, { passengers: 40 }],
       }),
   },
   {
@@ -386,6 +533,76 @@ export const spScenarios: Scenario[] = [
       }),
   },
   {
+    name: 'fret-unsafe-driving-tolerance-near-miss',
+    ruleId: 'FRET_UNSAFE_DRIVING',
+    pack,
+    article: 'Art. 26',
+    expect: 'quiet',
+    summary: '87 km/h for 40 s under the 80 km/h default: within the 7 km/h measurement tolerance',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 65,
+        date: tuesday,
+        time: '07:00:00',
+        fields: tachoAt(70, ctx),
+        segments: [
+          [20, 70],
+          [40, 87],
+          [20, 70],
+        ],
+        segmentFields: [undefined, tachoAt(87, ctx), tachoAt(70, ctx)],
+      }),
+  },
+  {
+    name: 'fret-unsafe-driving-zone-raised',
+    ruleId: 'FRET_UNSAFE_DRIVING',
+    pack,
+    article: 'Art. 26',
+    expect: 'fires',
+    summary: '110 km/h for 30 s on a stretch a speed-limit zone sets at 100 km/h (limit 100 + 7 tolerance)',
+    confidence: 'confirmed',
+    measured: { limitKmh: 100, limitSource: 'zone', toleranceKmh: 7, thresholdKmh: 107, maxSpeedKmh: 110 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 66,
+        date: tuesday,
+        time: '07:00:00',
+        registry: speedLimitZone(pack, 100),
+        fields: tachoAt(90, ctx),
+        segments: [
+          [20, 90],
+          [30, 110],
+          [20, 90],
+        ],
+        segmentFields: [undefined, tachoAt(110, ctx), tachoAt(90, ctx)],
+      }),
+  },
+  {
+    name: 'fret-unsafe-driving-zone-raised-near-miss',
+    ruleId: 'FRET_UNSAFE_DRIVING',
+    pack,
+    article: 'Art. 26',
+    expect: 'quiet',
+    summary: '105 km/h for 40 s where a speed-limit zone raises the limit to 100 km/h (above the 80 km/h default)',
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 67,
+        date: tuesday,
+        time: '07:00:00',
+        registry: speedLimitZone(pack, 100),
+        fields: tachoAt(90, ctx),
+        segments: [
+          [20, 90],
+          [40, 105],
+          [20, 90],
+        ],
+        segmentFields: [undefined, tachoAt(105, ctx), tachoAt(90, ctx)],
+      }),
+  },
+  {
     name: 'fret-route-deviation',
     ruleId: 'FRET_ROUTE_DEVIATION',
     pack,
@@ -406,6 +623,40 @@ export const spScenarios: Scenario[] = [
     build: (ctx) => routeRun(ctx, { site: 17, offM: 400, offS: 140 }),
   },
   {
+    name: 'fret-route-deviation-positioning-run-near-miss',
+    ruleId: 'FRET_ROUTE_DEVIATION',
+    pack,
+    article: 'Art. 20',
+    expect: 'quiet',
+    summary: 'The same bus 800 m off its route for 2 min 20 s, empty (count 0, door closed): a positioning run',
+    build: (ctx) =>
+      routeRun(ctx, {
+        site: 68,
+        offM: 800,
+        offS: 140,
+        fields: { passengers: 0, doorOpen: false, tacho: { speedKmh: 60, driverId: `MOT-${ctx.runId}` } },
+      }),
+  },
+  {
+    name: 'fret-route-deviation-no-count',
+    ruleId: 'FRET_ROUTE_DEVIATION',
+    pack,
+    article: 'Art. 20',
+    expect: 'fires',
+    summary:
+      'A bus with no passenger counter opens its door at the declared boarding place, then runs 600 m off its route for 2 min 10 s: suspected',
+    confidence: 'suspected',
+    measured: { loadEvidence: 'door-opened-no-count', thresholdM: 500 },
+    build: (ctx) =>
+      routeRun(ctx, {
+        site: 69,
+        offM: 600,
+        offS: 130,
+        doorOpenAtStartS: 15,
+        fields: { doorOpen: false, tacho: { speedKmh: 60, driverId: `MOT-${ctx.runId}` } },
+      }),
+  },
+  {
     name: 'fret-regular-service-pattern',
     ruleId: 'FRET_REGULAR_SERVICE_PATTERN',
     pack,
@@ -424,5 +675,22 @@ export const spScenarios: Scenario[] = [
     expect: 'quiet',
     summary: 'The same trip boards at 2 stops and passes the third',
     build: (ctx) => stopsRun(ctx, { site: 19, stops: 3, boardAt: 2, dwellS: 20 }),
+  },
+  {
+    name: 'fret-regular-service-pattern-suspected-near-miss',
+    ruleId: 'FRET_REGULAR_SERVICE_PATTERN',
+    pack,
+    article: 'Art. 29',
+    expect: 'quiet',
+    summary:
+      'A bus with no passenger counter opens its door 20 s at 3 regular stops of one trip: 3 suspected boardings never make a pattern',
+    build: (ctx) =>
+      stopPhasesRun(ctx, {
+        site: 70,
+        stops: 3,
+        base: { doorOpen: false },
+        phases: [[20, { doorOpen: true }]],
+        after: () => ({ doorOpen: false }),
+      }),
   },
 ];

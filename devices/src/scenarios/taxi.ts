@@ -67,12 +67,15 @@ export interface DrivingOptions {
   segments: [number, number][];
   /** Per-segment fields. */
   segmentFields?: (ConstructorParameters<typeof Trace>[3] | undefined)[];
+  /** Registry additions around the start (speed-limit zones ...). */
+  registry?: (reg: RegistryBuilder, start: LatLon) => void;
 }
 
 /** A vehicle driving east in segments (speed, occupancy, registry-state scenarios). */
 export function driving(ctx: BuildContext, o: DrivingOptions): ScenarioPlan {
   const reg = new RegistryBuilder(ctx);
   const { vehicleId, deviceId } = reg.vehicle('veh', o.pack, o.vehicle ?? {});
+  o.registry?.(reg, site(o.pack, o.site));
   const start = localInstantMs(o.date(ctx), o.time);
   const t = new Trace(deviceId, start, site(o.pack, o.site), o.fields ?? {});
   t.emit(0);
@@ -84,6 +87,20 @@ export function driving(ctx: BuildContext, o: DrivingOptions): ScenarioPlan {
   });
   t.stay(60);
   return { registry: reg.steps, samples: t.samples, dispatches: [], vehicleId, when: describeLocal(start) };
+}
+
+/** A speed-limit zone of `limitKmh` 3 km around a `driving` scenario's start (it covers the whole drive). */
+export function speedLimitZone(pack: Pack, limitKmh: number): (reg: RegistryBuilder, center: LatLon) => void {
+  return (reg, center) => {
+    reg.add('zones', {
+      id: reg.id(`zone-${limitKmh}`),
+      pack,
+      kind: 'speed-limit',
+      name: `Scenario ${limitKmh} km/h stretch`,
+      geometry: square(center, 3000),
+      speedLimitKmh: limitKmh,
+    });
+  };
 }
 
 export interface StandTaxi {
