@@ -1,3 +1,4 @@
+import { horaParadaTrip } from './hora-parada.js';
 import type { RegistryBuilder } from './registry.js';
 import { driving, standScene, taxiTrip } from './taxi.js';
 import { addDays, localDateOf, pastOrdinaryDate } from './time.js';
@@ -383,6 +384,27 @@ export const dfScenarios: Scenario[] = [
       }),
   },
   {
+    name: 'df-detour-hora-parada-jitter-near-miss',
+    ruleId: 'DF_DETOUR',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'A 1.5 km trip with 40 min of hora parada, GPS fixes wandering 5 m (accuracy 5 m): jitter adds no distance (unfiltered it would add about 4 km)',
+    build: (ctx) =>
+      horaParadaTrip(ctx, {
+        pack,
+        site: 74,
+        date: tuesday,
+        time: '10:00:00',
+        beforeM: 1200,
+        afterM: 300,
+        waitS: 2400,
+        wanderM: 5,
+        accuracyM: 5,
+      }),
+  },
+  {
     name: 'df-vehicle-too-old',
     ruleId: 'DF_VEHICLE_TOO_OLD',
     pack,
@@ -427,8 +449,8 @@ export const dfScenarios: Scenario[] = [
     pack,
     article: 'Art. 14',
     expect: 'fires',
-    summary: 'In operation the day after the permit expired',
-    confidence: 'confirmed',
+    summary: 'In operation the day after the permit expired: inside the 30-day grace (Art. 14 §3), a suspected notice',
+    confidence: 'suspected',
     measured: { daysOverdue: 1 },
     build: (ctx) =>
       driving(ctx, {
@@ -454,6 +476,44 @@ export const dfScenarios: Scenario[] = [
         date: tuesday,
         time: '09:00:00',
         vehicle: { permitValidUntil: tuesday(ctx) },
+        segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'df-permit-expired-grace-day-30',
+    ruleId: 'DF_PERMIT_EXPIRED',
+    pack,
+    article: 'Art. 14 §3',
+    expect: 'fires',
+    summary: 'In operation on day 30 after the permit expired: still inside the grace, a suspected notice (no group C)',
+    confidence: 'suspected',
+    measured: { daysOverdue: 30, graceDays: 30 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 70,
+        date: tuesday,
+        time: '09:00:00',
+        vehicle: { permitValidUntil: addDays(tuesday(ctx), -30) },
+        segments: [[60, 30]],
+      }),
+  },
+  {
+    name: 'df-permit-expired-past-grace-day-31',
+    ruleId: 'DF_PERMIT_EXPIRED',
+    pack,
+    article: 'Art. 17 II',
+    expect: 'fires',
+    summary: 'In operation on day 31 after the permit expired: past the grace, group C and cancellation (Art. 17 II)',
+    confidence: 'confirmed',
+    measured: { daysOverdue: 31, graceDays: 30 },
+    build: (ctx) =>
+      driving(ctx, {
+        pack,
+        site: 71,
+        date: tuesday,
+        time: '09:00:00',
+        vehicle: { permitValidUntil: addDays(tuesday(ctx), -31) },
         segments: [[60, 30]],
       }),
   },
@@ -497,6 +557,58 @@ export const dfScenarios: Scenario[] = [
         legs: [[1200, 90]],
         driverId: `scn-${ctx.runId}-aux`,
         extra: (reg) => ({ driverIds: [driver(reg, 'holder'), driver(reg, 'aux')] }),
+      }),
+  },
+  {
+    name: 'df-unregistered-driver-permit-holder-near-miss',
+    ruleId: 'DF_UNREGISTERED_DRIVER',
+    pack,
+    article: 'Art. 36',
+    expect: 'quiet',
+    summary: 'The permit holder drives their own taxi without being listed among its drivers (same CPF as the operator)',
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 72,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        legs: [[1200, 90]],
+        driverId: `scn-${ctx.runId}-holder`,
+        extra: (reg) => {
+          // The holder's driver record carries the CPF of the operator record the permit is held as.
+          reg.add('drivers', { id: reg.id('holder'), name: 'Scenario permit holder', pack, document: '52998224725' });
+          return {
+            operatorId: reg.operator('holder-op', pack, { document: '529.982.247-25' }),
+            driverIds: [driver(reg, 'aux')],
+          };
+        },
+      }),
+  },
+  {
+    name: 'df-unregistered-driver-no-drivers-listed',
+    ruleId: 'DF_UNREGISTERED_DRIVER',
+    pack,
+    article: 'Art. 36',
+    expect: 'fires',
+    summary: 'A driver card on a permit whose registry lists no drivers at all: a registry gap, suspected at most',
+    confidence: 'suspected',
+    measured: { driverKnownToRegistry: true },
+    build: (ctx) =>
+      taxiTrip(ctx, {
+        pack,
+        site: 73,
+        date: tuesday,
+        time: '10:00:00',
+        tariff: 1,
+        passengers: 1,
+        legs: [[1200, 90]],
+        driverId: `scn-${ctx.runId}-someone`,
+        extra: (reg) => {
+          driver(reg, 'someone');
+          return { driverIds: [] };
+        },
       }),
   },
   {

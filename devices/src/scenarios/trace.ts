@@ -92,6 +92,23 @@ export class Trace {
     return this.drive(steps * this.stepS, exactKmh, bearingDeg, extra);
   }
 
+  /**
+   * Stands still for `seconds` while the GPS fixes wander around the true position: each fix
+   * `radiusM` off it in a turning direction (consecutive fixes up to 2 × radius apart), with the
+   * reported `accuracyM` and a small Doppler speed — a receiver in a taxi waiting (*hora parada*).
+   */
+  wander(seconds: number, radiusM: number, accuracyM: number, speedKmh = 2, extra: Fields = {}): this {
+    const centre = this.pos;
+    for (let s = this.stepS, k = 0; s <= seconds; s += this.stepS, k++) {
+      this.ms += this.stepS * 1000;
+      const rad = (((k * 137) % 360) * Math.PI) / 180;
+      this.pos = offsetM(centre, radiusM * Math.cos(rad), radiusM * Math.sin(rad));
+      this.emit(speedKmh, { accuracyM, ...extra });
+    }
+    this.pos = centre;
+    return this;
+  }
+
   /** Jumps the clock without sending (the device was off). */
   wait(seconds: number): this {
     this.ms += seconds * 1000;
