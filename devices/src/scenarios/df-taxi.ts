@@ -89,7 +89,6 @@ export const dfScenarios: Scenario[] = [
       }),
   },
   {
-  {
     name: 'df-bandeira2-counter-flicker-near-miss',
     ruleId: 'DF_BANDEIRA2_MISUSE',
     pack,
@@ -157,6 +156,7 @@ export const dfScenarios: Scenario[] = [
         ],
       }),
   },
+  {
     name: 'df-over-capacity',
     ruleId: 'DF_OVER_CAPACITY',
     pack,
@@ -195,13 +195,12 @@ export const dfScenarios: Scenario[] = [
         fields: { passengers: 6, meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `cap-${ctx.runId}` } },
         segments: [
           [25, 30],
-          [40, 30],
           [20, 0],
+          [40, 30],
         ],
         segmentFields: [undefined, { passengers: 3 }],
       }),
   },
-  {
   {
     name: 'df-over-capacity-counter-flicker-near-miss',
     ruleId: 'DF_OVER_CAPACITY',
@@ -229,6 +228,7 @@ export const dfScenarios: Scenario[] = [
         segmentFields: [undefined, { passengers: 6 }, { passengers: 4 }],
       }),
   },
+  {
     name: 'df-stand-queue-jump',
     ruleId: 'DF_STAND_QUEUE_JUMP',
     pack,
@@ -315,7 +315,6 @@ export const dfScenarios: Scenario[] = [
       }),
   },
   {
-  {
     name: 'df-ride-without-meter-counter-flicker-near-miss',
     ruleId: 'DF_RIDE_WITHOUT_METER',
     pack,
@@ -337,6 +336,7 @@ export const dfScenarios: Scenario[] = [
         segmentFields: [undefined, { passengers: 1 }, { passengers: 0 }],
       }),
   },
+  {
     name: 'df-detour',
     ruleId: 'DF_DETOUR',
     pack,
@@ -565,7 +565,8 @@ export const dfScenarios: Scenario[] = [
     pack,
     article: 'Art. 36',
     expect: 'quiet',
-    summary: 'The permit holder drives their own taxi without being listed among its drivers (same CPF as the operator)',
+    summary:
+      'The permit holder drives their own taxi without being listed among its drivers (same CPF as the operator)',
     build: (ctx) =>
       taxiTrip(ctx, {
         pack,
