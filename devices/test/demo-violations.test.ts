@@ -1,6 +1,7 @@
 import { normaliseTelemetry, type Pack, telemetryInputSchema } from '@vigia/core';
 import { createInMemoryRegistry, createRuleEngine, type RegistryRecordsInput } from '@vigia/rules';
 import { describe, expect, it } from 'vitest';
+import { charterContractBodies } from '../src/api/charter-contracts.js';
 import { ManualClock } from '../src/clock.js';
 import { Fleet } from '../src/fleet/fleet.js';
 import { buildRoster, type OperatorRecord, type Roster } from '../src/fleet/roster.js';
@@ -45,6 +46,12 @@ function rosterRegistry(roster: Roster): RegistryRecordsInput {
       e.drivers.map((d) => ({ id: d.id, name: d.name, pack: packOf.get(d.operatorId) as Pack })),
     ),
     vehicles: roster.entries.map((e) => ({ ...e.vehicle, status: 'active' as const })),
+    // The charter contracts the simulator registers, as the ingest's registry loader maps them.
+    contracts: charterContractBodies(roster, '2024-01-01').map(({ validFrom: _from, kind: _kind, ...c }) => ({
+      ...c,
+      pack: 'sp-fretamento' as const,
+      kind: 'continuo' as const,
+    })),
   };
 }
 

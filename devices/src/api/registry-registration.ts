@@ -1,11 +1,15 @@
 import type { Logger } from '@vigia/core';
 import { z } from 'zod';
 import type { DeviceRecord, Roster } from '../fleet/roster.js';
+import { charterContractBodies } from './charter-contracts.js';
 import { HttpError, httpErrorFrom, joinUrl, requestJson } from './http.js';
 
 const createdSchema = z.looseObject({ id: z.string() });
 const createdDeviceSchema = z.looseObject({ id: z.string(), token: z.string().min(1) });
 const tokenSchema = z.looseObject({ token: z.string().min(1) });
+
+/** The simulated charter contracts are in force from this date (São Paulo time). */
+const CONTRACTS_VALID_FROM = '2024-01-01';
 
 /** Requests in flight at once while registering one by one. */
 const CONCURRENCY = 8;
@@ -17,10 +21,11 @@ export interface RegistryApi {
   signal?: AbortSignal;
 }
 
-type Collection = 'operators' | 'drivers' | 'vehicles';
+type Collection = 'operators' | 'drivers' | 'vehicles' | 'contracts';
 
 /**
- * Registers the roster through the API and returns each device's token, keyed by device id.
+ * Registers the roster (and its charter contracts) through the API and returns each device's
+ * token, keyed by device id.
  * Idempotent, so a restart re-uses what exists: each collection is first created in one request
  * (the fast path on a fresh registry); when that answers 409 — something already exists, and an
  * array request creates nothing then — records are created one at a time and a 409 is checked
@@ -35,9 +40,11 @@ export async function registerRoster(api: RegistryApi, roster: Roster): Promise<
   const operators = await ensureAll(api, 'operators', roster.operators);
   const driverCount = await ensureAll(api, 'drivers', drivers);
   const vehicleCount = await ensureAll(api, 'vehicles', vehicles);
+  // The charter buses' written contracts (SP Art. 10), in force since well before the run.
+  const contractCount = await ensureAll(api, 'contracts', charterContractBodies(roster, CONTRACTS_VALID_FROM));
   const tokens = await ensureDevices(api, devices);
   api.log.info(
-    { operators, drivers: driverCount, vehicles: vehicleCount, devices: tokens.size },
+    { operators, drivers: driverCount, vehicles: vehicleCount, contracts: contractCount, devices: tokens.size },
     'simulated fleet registered',
   );
   return tokens;
