@@ -1,5 +1,6 @@
 export * from './dispatch.js';
 export * from './general-config.js';
+export * from './occupancy.js';
 export * from './pack-runtime.js';
 export * from './rule.js';
 export * from './rule-engine.js';

@@ -3,6 +3,7 @@ export { type BelemConfig, type BelemConfigInput, belemConfigSchema } from './be
 export { belemOtherRules, belemRules, createBelemTaxiPack } from './belem-taxi/pack.js';
 export { belemVehicleAge } from './belem-taxi/rules/vehicle-rules.js';
 export { type FareModel, recomputeFare } from './common/overcharge-rule.js';
+export { type LimitInForce, limitInForce, type SpeedSettings, toleratedKmh } from './common/speeding-rule.js';
 export { decideOverflow, decideQueueJump, type StandMemberSnapshot } from './common/stand-queue.js';
 export * from './config-docs.js';
 export { type DfTimeJustification, dfBandeira2Time } from './df-taxi/bandeira2-hours.js';
