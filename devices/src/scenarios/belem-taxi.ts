@@ -1,3 +1,4 @@
+import { horaParadaTrip } from './hora-parada.js';
 import { RegistryBuilder } from './registry.js';
 import { site } from './sites.js';
 import { driving, speedLimitZone, standScene, taxiTrip } from './taxi.js';
@@ -16,6 +17,32 @@ const fifteenthOfDecember = (ctx: BuildContext) => {
   return localInstantMs(thisYear, '16:00') < ctx.nowMs ? thisYear : `${y - 1}-12-15`;
 };
 const pack = 'belem-taxi' as const;
+
+/** The latest 31 December at least 3 days past. */
+const newYearsEve = (ctx: BuildContext) => {
+  const y = year(ctx) - 1;
+  return localInstantMs(`${y + 1}-01-03`, '00:00') < ctx.nowMs ? `${y}-12-31` : `${y - 1}-12-31`;
+};
+/**
+ * Art. 28 II: a taxi that passed 10 years on the 31 December a year before `newYearsEve` (model
+ * year − 11), so its 6 + 6 months end on `newYearsEve`; the registry holds an extension 180 days
+ * beyond. Drives for a minute on `date`.
+ */
+const extendedTaxi = (ctx: BuildContext, siteIndex: number, date: string): ScenarioPlan => {
+  const y = Number(newYearsEve(ctx).slice(0, 4));
+  return driving(ctx, {
+    pack,
+    site: siteIndex,
+    date: () => date,
+    time: '09:00:00',
+    vehicle: {
+      manufactureYear: y - 12,
+      modelYear: y - 11,
+      ageExtensionValidUntil: addDays(newYearsEve(ctx), 180),
+    },
+    segments: [[60, 30]],
+  });
+};
 
 /** A radio dispatch of the scenario's taxi through a radio operator, then the taxi's trip. */
 function radioDispatch(
@@ -351,6 +378,28 @@ export const belemScenarios: Scenario[] = [
       }),
   },
   {
+    name: 'bel-vehicle-too-old-extension-at-12-months-near-miss',
+    ruleId: 'BEL_VEHICLE_TOO_OLD',
+    pack,
+    article: 'Art. 28 II',
+    expect: 'quiet',
+    summary:
+      'Past 10 years since the previous 31 December, operating on the last day of the 6 + 6 months with the registry holding a later extension',
+    build: (ctx) => extendedTaxi(ctx, 70, newYearsEve(ctx)),
+  },
+  {
+    name: 'bel-vehicle-too-old-extension-past-12-months',
+    ruleId: 'BEL_VEHICLE_TOO_OLD',
+    pack,
+    article: 'Art. 28 II',
+    expect: 'fires',
+    summary:
+      'The same taxi one day later (12 months + 1 day): no extension runs past 6 + 6 months, whatever date the registry holds; replacement is due',
+    confidence: 'confirmed',
+    measured: { ageYears: 12, maxAgeYears: 10 },
+    build: (ctx) => extendedTaxi(ctx, 71, addDays(newYearsEve(ctx), 1)),
+  },
+  {
     name: 'bel-detour',
     ruleId: 'BEL_DETOUR',
     pack,
@@ -395,6 +444,27 @@ export const belemScenarios: Scenario[] = [
           [3000, 90],
           [1200, 0],
         ],
+      }),
+  },
+  {
+    name: 'bel-detour-hora-parada-jitter-near-miss',
+    ruleId: 'BEL_DETOUR',
+    pack,
+    article: 'item 3.5',
+    expect: 'quiet',
+    summary:
+      'A 1.5 km trip with 40 min of hora parada, GPS fixes wandering 5 m (accuracy 5 m): jitter adds no distance (unfiltered it would add about 4 km)',
+    build: (ctx) =>
+      horaParadaTrip(ctx, {
+        pack,
+        site: 72,
+        date: tuesday,
+        time: '10:00:00',
+        beforeM: 1200,
+        afterM: 300,
+        waitS: 2400,
+        wanderM: 5,
+        accuracyM: 5,
       }),
   },
   {
