@@ -1,4 +1,5 @@
 import type { Pack, TelemetryInput } from '@vigia/core';
+import { distanceM } from '../geo.js';
 import {
   CAR_DYNAMICS,
   COACH_DYNAMICS,
@@ -9,6 +10,7 @@ import {
 } from '../motion/driver-profile.js';
 import { TrafficConditions } from '../motion/traffic.js';
 import { CITIES, cityGraph } from '../network/cities.js';
+import type { SnappedPlace } from '../network/graph.js';
 import type { CityDef } from '../network/types.js';
 import { Random } from '../random.js';
 import { TARIFF_TABLES, Taximeter, type TaxiPack } from '../tariff.js';
@@ -149,7 +151,9 @@ export class Fleet {
     const pack: TaxiPack = vehicle.pack;
     const world = this.taxiWorld(pack);
     const meter = new Taximeter(TARIFF_TABLES[pack]);
-    const startPlace = rng.pick([...world.graph.places.values()]);
+    // The taxi's home, where it starts and is parked between shifts: never at or beside a stand
+    // (a taxi left parked at a stand holds a place there, BEL_STAND_ABANDONED).
+    const startPlace = rng.pick(homePlaces(world));
     const at = world.graph.node(startPlace.node);
     const behaviour = new TaxiBehaviour({
       vehicleId: vehicle.id,
@@ -163,6 +167,7 @@ export class Fleet {
       traffic,
       rng,
       startNode: startPlace.node,
+      homeNode: startPlace.node,
       ...(vices ? { vices } : {}),
     });
     return new SimVehicle(
@@ -173,6 +178,19 @@ export class Fleet {
       meter,
     );
   }
+}
+
+/** A parked taxi's home keeps at least this far from every stand, metres. */
+const HOME_AWAY_FROM_STAND_M = 300;
+
+/** Places a taxi may be parked at off shift: not a stand, and away from every stand. */
+function homePlaces(world: TaxiWorld): SnappedPlace[] {
+  const stands = world.stands.map((s) => world.graph.node(s.place.node));
+  const places = [...world.graph.places.values()].filter((p) => p.kind !== 'stand');
+  const away = places.filter((p) =>
+    stands.every((s) => distanceM(world.graph.node(p.node), s) >= HOME_AWAY_FROM_STAND_M),
+  );
+  return away.length > 0 ? away : places;
 }
 
 /** Honest drivers keep this far under a city's general speed limit (GPS speed has noise too). */

@@ -27,6 +27,8 @@ export interface DriverRecord {
   document: string;
   licenceNumber: string;
   operatorId: string;
+  /** Belém: expiry of the union identification badge (*crachá*, Art. 23 §1), current for months. */
+  badgeValidUntil?: string;
 }
 
 export interface VehicleRecord {
@@ -248,6 +250,11 @@ function buildEntry(
     licenceNumber: randomCnh(rng),
     operatorId: operator.id,
   }));
+  // Belém drivers carry a current crachá (renewed yearly); drawn apart, so the rest of the roster stays as it was.
+  if (pack === 'belem-taxi') {
+    const badges = Random.derive(ROSTER_SEED, pack, index, 'badge');
+    for (const d of drivers) d.badgeValidUntil = isoDate(registeredAtMs, badges.int(60, 330));
+  }
 
   let plate = randomMercosulPlate(rng, profile.plateSeries);
   while (plates.has(plate)) plate = randomMercosulPlate(rng, profile.plateSeries);

@@ -40,7 +40,16 @@ const NO_HAIL_NEAR_STAND_M = 250;
 /** Share of long jam halts in which the driver pauses the meter. */
 const PAUSE_METER_IN_JAM = 0.25;
 
-type Phase = 'parked' | 'starting' | 'cruising' | 'waiting' | 'boarding' | 'hired' | 'paying' | 'alighting';
+type Phase =
+  | 'parked'
+  | 'going-home'
+  | 'starting'
+  | 'cruising'
+  | 'waiting'
+  | 'boarding'
+  | 'hired'
+  | 'paying'
+  | 'alighting';
 
 export interface TaxiOptions {
   vehicleId: string;
@@ -56,6 +65,8 @@ export interface TaxiOptions {
   rng: Random;
   /** The graph node the taxi starts at. */
   startNode: number;
+  /** Where the taxi is parked off shift (away from the stands); default: where it starts. */
+  homeNode?: number;
   /** A dishonest driver's habits (fleet/vices.ts); absent: honest. */
   vices?: Vices;
 }
@@ -85,7 +96,7 @@ export class TaxiBehaviour implements Behaviour {
     const free = this.phase !== 'boarding' && this.phase !== 'hired' && this.phase !== 'paying';
 
     if (free && !shift) return this.park(state);
-    if (this.phase === 'parked' && shift) return this.startShift(state, shift);
+    if ((this.phase === 'parked' || this.phase === 'going-home') && shift) return this.startShift(state, shift);
 
     switch (this.phase) {
       case 'starting':
@@ -106,6 +117,7 @@ export class TaxiBehaviour implements Behaviour {
       case 'paying':
         return this.alight(state);
       case 'parked':
+      case 'going-home':
         return this.park(state);
     }
   }
@@ -113,7 +125,8 @@ export class TaxiBehaviour implements Behaviour {
   afterStep(state: VehicleState, current: Activity, nowMs: number, dtS: number, movedM: number): void {
     const meter = this.o.meter;
     if (meter.state !== 'hired' && meter.state !== 'stopped') return;
-    if (this.phase === 'hired') meter.tariff = this.tariff(nowMs);
+    // The bandeira follows the clock from the moment the meter runs, boarding included.
+    if (this.phase === 'hired' || this.phase === 'boarding') meter.tariff = this.tariff(nowMs);
     if (current instanceof DriveActivity) {
       const stop = current.current;
       if (stop && stop.kind === 'halt' && stop.durationS >= 20 && this.decidedStop !== stop) {
@@ -131,7 +144,20 @@ export class TaxiBehaviour implements Behaviour {
   }
 
   private park(state: VehicleState): Activity {
-    if (this.phase !== 'parked') {
+    // At the end of a shift the driver takes the car home, meter off, rather than leave it at a
+    // stand or in the street where the shift ended.
+    const home = this.o.homeNode ?? this.o.startNode;
+    if (this.phase !== 'parked' && this.phase !== 'going-home' && this.node !== home) {
+      const path = this.o.world.graph.route(this.node, home);
+      if (path) {
+        this.phase = 'going-home';
+        this.o.meter.switchOff();
+        this.node = home;
+        return this.drive(path, state);
+      }
+    }
+    // (A taxi that starts the simulation parked has its engine off too.)
+    if (this.phase !== 'parked' || state.ignition) {
       this.phase = 'parked';
       state.ignition = false;
       state.driverId = undefined;
