@@ -283,13 +283,18 @@ describe('DF_OPERATING_WHILE_SUSPENDED (Art. 15, Art. 18, Art. 54)', () => {
     );
     expect(latest(empty, 'DF_OPERATING_WHILE_SUSPENDED')).toEqual([]);
   });
-  it('Art. 15: one sample of a flickering passenger counter is not a ride; two are', () => {
-    const samples = taxiRun('df-taxi', 500, { meterState: 'off', passengers: 0 }, { meterState: 'off', passengers: 0 });
-    const flicker = samples.map((s, i) => (i === 30 ? { ...s, passengers: 1 } : s));
+  it('Art. 15: a counter flickering to 1 for 10 s with the doors shut is not a ride; a passenger boarding through the door is', () => {
+    const samples = taxiRun(
+      'df-taxi',
+      500,
+      { meterState: 'off', passengers: 0, doorOpen: false },
+      { meterState: 'off', passengers: 0, doorOpen: false },
+    );
     const reg = { vehicles: [taxi('t-1', 'df-taxi', { permitStatus: 'suspended' })] };
+    const flicker = samples.map((s, i) => (i >= 30 && i < 40 ? { ...s, passengers: 1 } : s));
     expect(latest(run(engine(reg), flicker), 'DF_OPERATING_WHILE_SUSPENDED')).toEqual([]);
-    const carried = samples.map((s, i) => (i === 30 || i === 31 ? { ...s, passengers: 1 } : s));
-    expect(latest(run(engine(reg), carried), 'DF_OPERATING_WHILE_SUSPENDED')).toHaveLength(1);
+    const boarded = samples.map((s, i) => (i >= 3 ? { ...s, passengers: 1, doorOpen: i < 5 } : s));
+    expect(latest(run(engine(reg), boarded), 'DF_OPERATING_WHILE_SUSPENDED')).toHaveLength(1);
   });
   it('Art. 15: the groups setting changes the group', () => {
     const v = only(

@@ -4,8 +4,8 @@ import { isHired, type TaxiContext } from './taxi-context.js';
 
 /**
  * Shared reading of DF_OPERATING_WHILE_SUSPENDED and BEL_OPERATING_WHILE_SUSPENDED: a taxi
- * operates (meter hired or stopped, or passengers on board while moving — the count above 0 on
- * this sample and the previous one, so one flicker of the counter is not a ride) while the
+ * operates (meter hired or stopped, or passengers on board while moving — the door-gated count
+ * of `SampleFacts.occupancy` above 0 and firm, so a flicker of the counter is not a ride) while the
  * registry shows its permit/authorization (`permitStatus`) or the vehicle itself (`status`) out
  * of service. Each pack says which article each state rests on.
  */
@@ -17,9 +17,8 @@ export type SuspensionBasis = Record<`permit-${SuspensionState}` | `vehicle-${'s
 
 export function operatingForSuspension(ctx: TaxiContext): boolean {
   if (isHired(ctx)) return true;
-  const now = ctx.sample.passengers;
-  const before = ctx.prev?.passengers ?? null;
-  return ctx.moving && now !== null && now > 0 && before !== null && before > 0;
+  const { passengers, provisional } = ctx.occupancy;
+  return ctx.moving && passengers !== null && passengers > 0 && !provisional;
 }
 
 export function suspensionBreach(v: VehicleRecord | null, basis: SuspensionBasis): RegistryBreach | null {

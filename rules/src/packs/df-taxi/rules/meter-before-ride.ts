@@ -7,7 +7,8 @@ import { dfGroupPenalty } from '../penalty.js';
 /**
  * DF_METER_BEFORE_RIDE — Art. 37 g, first clause: "acionar o taxímetro somente após iniciada a
  * corrida". The meter `hired` while the taxi drives ≥ `meterBeforeRide.minMetres` (1 km) with
- * the occupancy sensor showing nobody on board on every sample: the passenger is charged for the
+ * the occupancy sensor (door-gated, `SampleFacts.occupancy`) showing nobody on board on every
+ * sample: the passenger is charged for the
  * way to the pickup (or the meter was left running after the ride). `stopped` (*hora parada*,
  * waiting for the passenger) is not a running meter here. Needs both readings; otherwise it does
  * not fire. Group B by default (`groups.DF_METER_BEFORE_RIDE`, **interpretation**).
@@ -23,7 +24,7 @@ export const dfMeterBeforeRideRule = sustainedRule<null, DfConfig, TaxiContext>(
   penalty: (config) => dfGroupPenalty(config, 'DF_METER_BEFORE_RIDE'),
   observe(ctx) {
     const s = ctx.sample;
-    if (s.meterState !== 'hired' || s.passengers !== 0) return null;
+    if (s.meterState !== 'hired' || ctx.occupancy.passengers !== 0) return null;
     return { suspected: false, fold: () => null };
   },
   qualifies: (run, config) => run.distanceM >= config.meterBeforeRide.minMetres,

@@ -14,7 +14,8 @@ import { scheduleActive } from '../schedule.js';
  *
  * A charter bus (service type contínuo or eventual) drives with passengers on board (the
  * occupancy count above 0 on every sample of the stretch) for ≥ `noContract.minMovingSeconds`
- * while no contract in force lists it inside its schedule window (± `scheduleMarginMinutes`).
+ * (the door-gated count of `SampleFacts.occupancy`: a counter flicker with the doors shut is
+ * not a passenger) while no contract in force lists it inside its schedule window (± `scheduleMarginMinutes`).
  * *Serviço particular com veículo próprio* (Art. 12) has no contract and is exempt. A contract of
  * another operator that lists the vehicle covers it: whether that is lawful is
  * FRET_VEHICLE_OF_ANOTHER_COMPANY's business (Art. 24 II), not a second fine here. Without a
@@ -45,7 +46,7 @@ export const noContractInForceRule = sustainedRule<Extra, SpConfig, SpContext>({
   observe(ctx, config) {
     const v = ctx.vehicle;
     if (!v || (v.serviceType !== 'fretamento-continuo' && v.serviceType !== 'fretamento-eventual')) return null;
-    const passengers = ctx.sample.passengers;
+    const passengers = ctx.occupancy.passengers;
     if (passengers === null || passengers <= 0) return null;
     if (coveringContract(ctx, config) !== null) return null;
     return {

@@ -46,7 +46,7 @@ export const vehicleOfAnotherCompanyRule = sustainedRule<Extra, SpConfig, SpCont
   },
   penalty: () => fine('ORTN', 15, 'Art. 24 II'),
   observe(ctx, config) {
-    const passengers = ctx.sample.passengers;
+    const passengers = ctx.occupancy.passengers;
     if (passengers !== null && passengers <= 0) return null;
     const contract = unauthorizedContract(ctx, config);
     if (!contract) return null;
