@@ -9,7 +9,7 @@ import {
 } from 'maplibre-gl';
 import type { EvidenceSample, Pack } from './api-types.js';
 import { element } from './dom.js';
-import { meterLabel, speedLabel } from './format.js';
+import { meterLabel, passengersTerm, speedLabel } from './format.js';
 import type { PlaceShape } from './place-geometry.js';
 import { brlLabel, localTimeLabel } from './violation-format.js';
 import { violationColors } from './violation-style.js';
@@ -253,7 +253,7 @@ function sampleContent(sample: EvidenceSample, pack: Pack): HTMLElement {
   ];
   if (sample.fareCents !== null) rows.push(['Fare', brlLabel(sample.fareCents / 100)]);
   rows.push(['Door', sample.doorOpen === null ? '—' : sample.doorOpen ? 'Open' : 'Closed']);
-  rows.push(['Passengers', passengerChange(sample)]);
+  rows.push([passengersTerm, passengerChange(sample)]);
   if (sample.ignition !== null) rows.push(['Ignition', sample.ignition ? 'On' : 'Off']);
   if (sample.tachoSpeedKmh !== null) rows.push(['Tachograph', speedLabel(sample.tachoSpeedKmh)]);
   if (sample.driverId !== null) rows.push(['Driver', sample.driverId]);

@@ -28,6 +28,12 @@ export function speedLabel(speedKmh: number | null): string {
   return speedKmh === null ? '—' : `${Math.round(speedKmh)} km/h`;
 }
 
+/**
+ * Passenger counts and capacities never include the driver (a car whose CRLV lotação is 5 is a
+ * taxi of capacity 4): every label of a count says so.
+ */
+export const passengersTerm = 'Passengers (driver excluded)';
+
 export function passengersLabel(passengers: number | null, capacity: number | null): string {
   if (passengers === null) return '—';
   return capacity ? `${passengers} / ${capacity}` : String(passengers);

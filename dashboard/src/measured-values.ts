@@ -1,4 +1,5 @@
 import type { Pack } from './api-types.js';
+import { passengersTerm } from './format.js';
 import { brlLabel, formatNumber, localDateTimeLabel } from './violation-format.js';
 
 /**
@@ -40,6 +41,11 @@ const knownLabels: Record<string, string> = {
   tariff: 'Tariff (bandeira)',
   b1: 'Bandeira I',
   b2: 'Bandeira II',
+  // Counts and capacities never include the driver.
+  passengers: passengersTerm,
+  passengersMax: 'Most passengers (driver excluded)',
+  permittedPassengers: 'Permitted passengers (driver excluded)',
+  capacity: 'Capacity (passenger places, driver excluded)',
 };
 
 const maxDepth = 3;

@@ -1,7 +1,7 @@
 import { type Map as MapLibreMap, Popup } from 'maplibre-gl';
 import { element } from './dom.js';
 import type { FleetStore, TrackedVehicle } from './fleet-store.js';
-import { agoLabel, clockLabel, meterLabel, packLabel, passengersLabel, speedLabel } from './format.js';
+import { agoLabel, clockLabel, meterLabel, packLabel, passengersLabel, passengersTerm, speedLabel } from './format.js';
 import { statusStyles } from './vehicle-status.js';
 import { violationBadges } from './violation-badges.js';
 import { feedTimeLabel } from './violation-format.js';
@@ -102,7 +102,7 @@ export class VehiclePopup {
       ['Pack', packLabel(vehicle.pack)],
       ['Speed', speedLabel(vehicle.speedKmh)],
       ['Meter', meterLabel(vehicle.meterState, vehicle.tariff)],
-      ['Passengers', passengersLabel(vehicle.passengers, vehicle.capacity)],
+      [`${passengersTerm} / capacity`, passengersLabel(vehicle.passengers, vehicle.capacity)],
       [
         'Last seen',
         vehicle.lastSeenMs === null

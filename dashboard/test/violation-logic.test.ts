@@ -163,7 +163,7 @@ describe('measured values', () => {
       ['Dwell (s)', '42 s'],
       ['Speed (km/h)', '87.5 km/h'],
       ['Overcharge (R$)', 'R$\u00a012,50'],
-      ['Passengers', '7'],
+      ['Passengers (driver excluded)', '7'],
       ['Tariff (bandeira)', 'Bandeira II'],
       ['Door opened', 'Yes'],
       ['B1 fare (R$)', 'R$\u00a03,50'],

@@ -293,7 +293,7 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     expect(readings).toContain(await localTime(page, at(10)));
     expect(readings).toContain('15 km/h');
     expect(readings).toMatch(/Door\s*Closed/);
-    expect(readings).toMatch(/Passengers\s*20/);
+    expect(readings).toMatch(/Passengers \(driver excluded\)\s*20/);
     await page.mouse.move(5, 5);
   });
 

@@ -21,6 +21,7 @@ export const operatorCreateSchema = z.object({
   kind: z
     .enum(['company', 'cooperative', 'permit-holder', 'radio-operator', 'association', 'private-fleet'])
     .default('company'),
+  /** CNPJ or CPF; a permit holder's driver record carries the same CPF (DF Art. 36). */
   document: text(32).nullish(),
   status: status.default('active'),
   /** SP: the registration certificate's expiry (Art. 7 §3). */
@@ -44,6 +45,10 @@ export const vehicleCreateSchema = z.object({
   plate: plateSchema,
   pack: packSchema,
   serviceType: serviceTypeSchema,
+  /**
+   * Passenger places, the driver never included (a car whose CRLV *lotação* is 5 is a taxi of
+   * capacity 4; a coach's seats for passengers): the unit of telemetry `passengers`.
+   */
   capacity: z.number().int().min(1).max(120),
   manufactureYear: z.number().int().min(1950).max(2100).nullish(),
   make: text(80).nullish(),
@@ -53,6 +58,7 @@ export const vehicleCreateSchema = z.object({
   permitValidUntil: isoDate.nullish(),
   lastInspectionDate: isoDate.nullish(),
   divValidUntil: isoDate.nullish(),
+  /** Drivers registered on the permit (DF Art. 36); the holder drives on it whether listed or not. */
   driverIds: z.array(id).max(20).default([]),
   status: status.default('active'),
   modelYear: z.number().int().min(1950).max(2100).nullish(),

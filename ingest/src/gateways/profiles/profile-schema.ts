@@ -13,12 +13,18 @@ import { z } from 'zod';
  *
  * Every mapping reads exactly one raw input, so it can also be run backwards: the device
  * emulators in `devices/` build their frames from the same profile files.
+ *
+ * Units of a count: `passengers` (and `boardings`, `alightings`, `childrenUnder7`) count
+ * passengers only, **never the driver** — the same unit as a vehicle's registered `capacity` (a car
+ * whose CRLV *lotação* is 5 is a taxi of capacity 4). A sensor that also counts the driver's seat
+ * must be mapped with `offset: -1` (or not wire that seat).
  */
 
 /** Telemetry fields a profile may fill, with the kind of value each takes. */
 export const PROFILE_FIELDS = {
   ignition: 'boolean',
   doorOpen: 'boolean',
+  /** Passengers on board, the driver never included. */
   passengers: 'integer',
   childrenUnder7: 'integer',
   boardings: 'integer',
