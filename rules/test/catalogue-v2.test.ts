@@ -296,6 +296,29 @@ describe('DF_OPERATING_WHILE_SUSPENDED (Art. 15, Art. 18, Art. 54)', () => {
     const boarded = samples.map((s, i) => (i >= 3 ? { ...s, passengers: 1, doorOpen: i < 5 } : s));
     expect(latest(run(engine(reg), boarded), 'DF_OPERATING_WHILE_SUSPENDED')).toHaveLength(1);
   });
+  it('Art. 54: a driver whose matrícula is recolhida (status withdrawn) drives a hired trip on a permit in force', () => {
+    const driver = (status: 'active' | 'withdrawn') => ({
+      id: 'D-1',
+      name: 'Motorista',
+      pack: 'df-taxi' as const,
+      status,
+    });
+    const drivers = [driver('withdrawn')];
+    const v = only(
+      run(
+        engine({ vehicles: [taxi('t-1', 'df-taxi')], drivers }),
+        taxiRun('df-taxi', 500, { meterState: 'hired', passengers: 1, tachoDriverId: 'D-1' }),
+      ),
+      'DF_OPERATING_WHILE_SUSPENDED',
+    );
+    expect(v).toMatchObject({ variant: 'matricula-withdrawn', driverId: 'D-1' });
+    expect(v.measured.basis).toBe('Art. 54');
+    const active = run(
+      engine({ vehicles: [taxi('t-1', 'df-taxi')], drivers: [driver('active')] }),
+      taxiRun('df-taxi', 500, { meterState: 'hired', passengers: 1, tachoDriverId: 'D-1' }),
+    );
+    expect(latest(active, 'DF_OPERATING_WHILE_SUSPENDED')).toEqual([]);
+  });
   it('Art. 15: the groups setting changes the group', () => {
     const v = only(
       run(

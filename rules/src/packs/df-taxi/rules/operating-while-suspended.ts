@@ -1,4 +1,4 @@
-import { registryStateRule } from '../../common/daily-registry-rule.js';
+import { type RegistryBreach, registryStateRule } from '../../common/daily-registry-rule.js';
 import {
   operatingForSuspension,
   type SuspensionBasis,
@@ -14,7 +14,10 @@ import { dfGroupPenalty } from '../penalty.js';
  * - `permit-suspended`: the service interrupted at the holder's request (Art. 15, up to 2 years);
  * - `permit-withdrawn`: the permit or matrícula *recolhida* for an unpaid fine (Art. 54, 30 days);
  * - `permit-cancelled`: cancelled (Art. 17, Art. 54 sole paragraph), no return for 4 years (Art. 18);
- * - `vehicle-suspended` / `vehicle-withdrawn`: the vehicle's own registration (a taxi is a car registered with the DCP, Art. 23).
+ * - `vehicle-suspended` / `vehicle-withdrawn`: the vehicle's own registration (a taxi is a car
+ *   registered with the DCP, Art. 23);
+ * - `matricula-suspended` / `matricula-withdrawn`: the identified driver's *matrícula* suspended or
+ *   *recolhida* (driver `status`, Art. 54), whatever the permit's state.
  * Anexo I is not in the published text: the group is `groups.DF_OPERATING_WHILE_SUSPENDED`
  * (default C, **interpretation**). One continuing event per registry state, as long as it lasts.
  */
@@ -36,5 +39,19 @@ export const dfOperatingWhileSuspendedRule = registryStateRule<DfConfig, TaxiCon
   },
   penalty: (config) => dfGroupPenalty(config, 'DF_OPERATING_WHILE_SUSPENDED'),
   operating: (ctx) => operatingForSuspension(ctx),
-  check: (ctx) => suspensionBreach(ctx.vehicle, basis),
+  check(ctx): RegistryBreach | null {
+    const breach = suspensionBreach(ctx.vehicle, basis);
+    if (breach || !ctx.vehicle) return breach;
+    const driverId = ctx.sample.tachoDriverId;
+    const driver = driverId === null ? null : ctx.registry.driver(driverId, ctx.ms);
+    if (!driver || driver.status === 'active') return null;
+    const variant = `matricula-${driver.status}`;
+    return {
+      variant,
+      key: `${variant}:${driver.id}`,
+      subKey: driver.id,
+      suspected: false,
+      measured: { driverId: driver.id, driverStatus: driver.status, basis: 'Art. 54' },
+    };
+  },
 });
