@@ -102,6 +102,37 @@ describe('door-gated passenger count (general.occupancySettleS)', () => {
     ).toEqual([2, 2, 2, 2, 2, 2, 2, 4, 4, 4]);
   });
 
+  it('counts boardings only with the door open or open within the settle time (a phantom with the door shut is not one)', () => {
+    let state: OccupancyState = initialOccupancyState;
+    const boardings = (
+      [
+        [false, 1],
+        [true, 2],
+        [false, 1], // 5 s after the door was open: the tally finishing
+        [false, 0],
+        [false, 0],
+        [false, 0],
+        [false, 1], // 20 s after: a phantom
+        [null, 1], // no door reading: not backed either
+      ] as [boolean | null, number][]
+    ).map(([doorOpen, b], i) => {
+      const s = sample({ ts: new Date(i * 5000), lat: 0, lon: 0, passengers: 10, doorOpen, boardings: b });
+      const r = readOccupancy(state, s, i * 5000, i === 0, 15);
+      state = r.state;
+      return [r.reading.boardings, r.reading.boardingsNotDoorBacked];
+    });
+    expect(boardings).toEqual([
+      [0, 1],
+      [2, 0],
+      [1, 0],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+      [0, 1],
+      [0, 1],
+    ]);
+  });
+
   it('the first count (and the first after a gap) is provisional until it holds', () => {
     expect(
       accepted(

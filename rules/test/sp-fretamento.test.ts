@@ -546,6 +546,32 @@ describe('FRET_BOARDING_AT_REGULAR_STOP — Art. 10 §3: passenger-counter flick
     ).toHaveLength(0);
   });
 
+  it('Art. 10 §3: a counter phantom with the door closed (boardings 3, then alightings 3) boards nobody', () => {
+    const phantom = boardingAt400(
+      [
+        [5, { passengers: 10 }],
+        [5, { passengers: 13, boardings: 3 }],
+        [5, { passengers: 13, boardings: 0 }],
+        [10, { passengers: 10, alightings: 3 }],
+      ],
+      { passengers: 10, alightings: 0 },
+    );
+    expect(phantom).toHaveLength(0);
+    // The same counts with the door open are a boarding.
+    const real = boardingAt400(
+      [
+        [5, { passengers: 13, boardings: 3, doorOpen: true }],
+        [15, { passengers: 13, boardings: 0, doorOpen: true }],
+      ],
+      {
+        passengers: 13,
+        boardings: 0,
+        doorOpen: false,
+      },
+    );
+    expect(real.map((v) => [v.confidence, v.measured.boardings])).toEqual([['confirmed', 3]]);
+  });
+
   it('Art. 10 §3: a count that rises with the door closed and stays boards nobody either (the door never opened)', () => {
     expect(
       boardingAt400(

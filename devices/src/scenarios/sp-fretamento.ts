@@ -163,18 +163,19 @@ export const spScenarios: Scenario[] = [
     article: 'Art. 10 §3',
     expect: 'quiet',
     summary:
-      'A 25 s dwell at a stop with the door closed while the passenger counter reads 20, 23, then 20 again: sensor noise boards nobody',
+      'A 25 s dwell at a stop with the door closed while the counter reads 20, 23 (3 phantom boardings), then 20 again: sensor noise boards nobody',
     build: (ctx) =>
       stopPhasesRun(ctx, {
         site: 60,
         stops: 1,
-        base: { passengers: 20, boardings: 0, doorOpen: false },
+        base: { passengers: 20, boardings: 0, alightings: 0, doorOpen: false },
         phases: [
           [5, { passengers: 20 }],
-          [10, { passengers: 23 }],
-          [10, { passengers: 20 }],
+          [5, { passengers: 23, boardings: 3 }],
+          [5, { passengers: 23, boardings: 0 }],
+          [10, { passengers: 20, alightings: 3 }],
         ],
-        after: () => ({ passengers: 20 }),
+        after: () => ({ passengers: 20, alightings: 0 }),
       }),
   },
   {

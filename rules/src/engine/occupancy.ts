@@ -18,7 +18,9 @@ import type { Telemetry } from '@vigia/core';
  * - never, with the door closed and not open within `settleS` (the reading is rejected as noise).
  * The first count of a vehicle (or the first after a gap, when the door may have opened unseen)
  * is provisional: it is accepted and replaced by the next different reading until it has held
- * `settleS`, so a spike at the start of a stream cannot stick.
+ * `settleS`, so a spike at the start of a stream cannot stick. Counted boardings (`boardings`)
+ * are gated the same way: only those with the door open, or open within `settleS`, count — a
+ * counter's phantom boarding with the doors shut (or with no door reading) is not one.
  */
 
 export interface OccupancyState {
@@ -52,6 +54,13 @@ export interface OccupancyReading {
   readonly rejected: boolean;
   /** The accepted count is provisional (first reading, or a change just after the door closed). */
   readonly provisional: boolean;
+  /**
+   * Boardings the sensor counted on this sample with the door open or open within `settleS`
+   * (a counter's phantom boarding with the doors shut is noise, like a count flicker).
+   */
+  readonly boardings: number;
+  /** Boardings the sensor counted that the door does not back (door closed, or no door reading). */
+  readonly boardingsNotDoorBacked: number;
 }
 
 export function readOccupancy(
@@ -67,8 +76,22 @@ export function readOccupancy(
   const lastDoorOpenMs = sample.doorOpen === true ? ms : base.lastDoorOpenMs;
   const raw = sample.passengers;
   let state: OccupancyState = lastDoorOpenMs === base.lastDoorOpenMs ? base : { ...base, lastDoorOpenMs };
+  const doorRecently = lastDoorOpenMs !== null && ms - lastDoorOpenMs <= settleMs;
+  const counted = sample.boardings ?? 0;
+  const boardings = doorRecently ? counted : 0;
+  const boardingsNotDoorBacked = counted - boardings;
   if (raw === null) {
-    return { state, reading: { passengers: null, rawPassengers: null, rejected: false, provisional: !state.firm } };
+    return {
+      state,
+      reading: {
+        passengers: null,
+        rawPassengers: null,
+        rejected: false,
+        provisional: !state.firm,
+        boardings,
+        boardingsNotDoorBacked,
+      },
+    };
   }
   const accept = (firm: boolean): OccupancyState => ({
     ...state,
@@ -84,7 +107,6 @@ export function readOccupancy(
       state = { ...state, pendingCount: null, firm: state.firm || ms - state.sinceMs >= settleMs };
     }
   } else {
-    const doorRecently = lastDoorOpenMs !== null && ms - lastDoorOpenMs <= settleMs;
     if (sample.doorOpen === true) state = accept(true);
     else if (!state.firm || doorRecently) state = accept(false);
     else if (sample.doorOpen === null) {
@@ -102,6 +124,8 @@ export function readOccupancy(
       rawPassengers: raw,
       rejected: state.count !== raw,
       provisional: !state.firm,
+      boardings,
+      boardingsNotDoorBacked,
     },
   };
 }

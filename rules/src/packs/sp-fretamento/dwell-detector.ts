@@ -12,9 +12,10 @@ import type { StopRecord } from '../../registry/records.js';
  * Boarding evidence (RULES.md FRET_BOARDING_AT_REGULAR_STOP), read from the door-gated passenger
  * count (`SampleFacts.occupancy`: a count that rises and falls back with the door closed never
  * leaves the count accepted before it):
- * - `occupancy` (confirmed): the sensor counted boardings (`boardings` > 0), or the door opened
- *   and the count when the bus moves off is higher than before it stopped. The count part is only
- *   known when the dwell is over (`final`);
+ * - `occupancy` (confirmed): the sensor counted boardings (`boardings` > 0) with the door open
+ *   (a phantom boarding with the doors shut is noise), or the door opened and the count when the
+ *   bus moves off is higher than before it stopped. The count part is only known when the dwell is
+ *   over (`final`);
  * - `count` (suspected): the count rose and held, on a vehicle with no door reading;
  * - `door` (suspected): a door opening and no occupancy sensor (it may be alighting);
  * - `no-sensors` (suspected): neither sensor.
@@ -29,7 +30,10 @@ export interface BoardingEvidence {
   /** Accepted count at the last sample of the run, or when the bus moved off. */
   readonly passengersAfter: number | null;
   readonly passengersMax: number | null;
+  /** Boardings counted with the door open (or open within `general.occupancySettleS`). */
   readonly boardings: number;
+  /** Boardings the sensor counted with the door shut or no door reading: not evidence of a boarding. */
+  readonly boardingsNotDoorBacked: number;
   readonly doorOpened: boolean;
   readonly hasOccupancyData: boolean;
   readonly hasDoorData: boolean;
@@ -99,7 +103,8 @@ function foldEvidence(e: BoardingEvidence | null, ctx: SampleFacts, lastPassenge
     passengersBefore: e ? e.passengersBefore : (lastPassengers ?? count),
     passengersAfter: count ?? e?.passengersAfter ?? null,
     passengersMax: count === null ? (e?.passengersMax ?? null) : Math.max(e?.passengersMax ?? count, count),
-    boardings: (e?.boardings ?? 0) + (s.boardings ?? 0),
+    boardings: (e?.boardings ?? 0) + occupancy.boardings,
+    boardingsNotDoorBacked: (e?.boardingsNotDoorBacked ?? 0) + occupancy.boardingsNotDoorBacked,
     doorOpened: (e?.doorOpened ?? false) || s.doorOpen === true,
     hasOccupancyData: (e?.hasOccupancyData ?? false) || s.passengers !== null || s.boardings !== null,
     hasDoorData: (e?.hasDoorData ?? false) || s.doorOpen !== null,

@@ -60,6 +60,7 @@ function finding(dwell: StopDwell, verdict: BoardingVerdict, phase: 'ongoing' | 
       passengersAfter: e.passengersAfter,
       passengersMax: e.passengersMax,
       doorOpened: e.doorOpened,
+      boardingsNotDoorBacked: e.boardingsNotDoorBacked,
       countReadingsRejected: e.rejectedCounts,
       stopSource: dwell.stop.source,
     },

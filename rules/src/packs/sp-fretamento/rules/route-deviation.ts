@@ -128,6 +128,7 @@ function boardingFinding(
       passengersBefore: run.evidence.passengersBefore,
       passengersAfter: run.evidence.passengersAfter,
       doorOpened: run.evidence.doorOpened,
+      boardingsNotDoorBacked: run.evidence.boardingsNotDoorBacked,
       countReadingsRejected: run.evidence.rejectedCounts,
       nearestDeclaredBoardingPlace: nearest ? nearest.place.name : null,
       distanceToNearestBoardingPlaceM: nearest ? Math.round(nearest.distanceM) : null,
