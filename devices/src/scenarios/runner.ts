@@ -1,4 +1,4 @@
-import type { BuildContext, Scenario, ScenarioPlan } from './types.js';
+import type { BuildContext, SampleInput, Scenario, ScenarioPlan } from './types.js';
 
 /** Plays scenarios through the public HTTP API of a running system and checks what the rules said. */
 
@@ -10,6 +10,12 @@ export interface RunOptions {
   runId?: string;
   /** How long to wait after the registry changes for the rule engine to reload it (ms). */
   registryReloadMs?: number;
+  /**
+   * Play the scenario late: its telemetry stamped this many minutes further in the past, withheld,
+   * then sent as one upload per device of its whole backlog, devices in reverse order (a fleet
+   * coming back into coverage). The rules judge in event time, so it must raise what it raises live.
+   */
+  lateMinutes?: number;
   log?: (line: string) => void;
 }
 
@@ -32,6 +38,11 @@ export interface ViolationView {
 export interface ScenarioRun {
   scenario: Scenario;
   plan: ScenarioPlan;
+  runId: string;
+  /** Minutes late it was played (0: live). */
+  lateMinutes: number;
+  /** The `nowMs` the plan was built with (registry validity is counted from it). */
+  builtAtMs: number;
   /** Wall time when the last sample/dispatch was answered. */
   sentAtMs: number;
   accepted: number;
@@ -80,10 +91,65 @@ export function buildContext(nowMs = Date.now(), runId = Math.random().toString(
   return { runId, nowMs, plate: randomPlate };
 }
 
-/** Creates the scenario's registry, then sends its telemetry (in time order) and dispatches. */
+/**
+ * A late copy plays this many degrees of longitude east of the live one: a pure translation
+ * (every distance, bearing and time the same), so it never meets the stops, stands or zones of a
+ * live run of the same scenario in the same system.
+ */
+export const LATE_SHIFT_LON = 2;
+
+/** Moves every position of a plan (samples, dispatches, registry points and GeoJSON) `dLon` degrees east. */
+export function shiftPlan(plan: ScenarioPlan, dLon: number): ScenarioPlan {
+  // GeoJSON `coordinates` hold [lon, lat] pairs at any depth; records hold `lon` fields.
+  const shiftCoordinates = (value: unknown): unknown => {
+    if (!Array.isArray(value)) return value;
+    if (typeof value[0] === 'number') return [value[0] + dLon, ...value.slice(1)];
+    return value.map(shiftCoordinates);
+  };
+  const shift = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(shift);
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        out[k] = k === 'coordinates' ? shiftCoordinates(v) : k === 'lon' && typeof v === 'number' ? v + dLon : shift(v);
+      }
+      return out;
+    }
+    return value;
+  };
+  return {
+    ...plan,
+    registry: plan.registry.map((step) => ({ ...step, body: shift(step.body) as Record<string, unknown> })),
+    samples: plan.samples.map((x) => ({ ...x, lon: x.lon + dLon })),
+    dispatches: plan.dispatches.map((d) => (d.lon === undefined ? d : { ...d, lon: d.lon + dLon })),
+  };
+}
+
+/** Builds a scenario's plan for one run (late: placed `lateMinutes` further back, and shifted east). */
+export function planRun(scenario: Scenario, opts: RunOptions): Omit<ScenarioRun, 'sentAtMs' | 'accepted'> {
+  const late = opts.lateMinutes ?? 0;
+  const ctx = buildContext((opts.nowMs ?? Date.now()) - late * 60_000, opts.runId);
+  const plan = scenario.build(ctx);
+  return {
+    scenario,
+    plan: late > 0 ? shiftPlan(plan, LATE_SHIFT_LON) : plan,
+    runId: ctx.runId,
+    lateMinutes: late,
+    builtAtMs: ctx.nowMs,
+  };
+}
+
+/** Creates the scenario's registry, then sends its telemetry (live: in time order; late: per device) and dispatches. */
 export async function playScenario(scenario: Scenario, opts: RunOptions): Promise<ScenarioRun> {
+  const planned = planRun(scenario, opts);
+  await createRegistry(planned.plan, opts);
+  await sleep(opts.registryReloadMs ?? 1000);
+  return sendTelemetry(planned, opts);
+}
+
+/** Creates a plan's registry records through the API. */
+export async function createRegistry(plan: ScenarioPlan, opts: RunOptions): Promise<void> {
   const log = opts.log ?? (() => {});
-  const plan = scenario.build(buildContext(opts.nowMs, opts.runId));
   for (const step of plan.registry) {
     let res = await call(opts, 'POST', `/v1/${step.collection}`, step.body);
     for (let retry = 0; res.status === 409 && step.collection === 'vehicles' && retry < 5; retry++) {
@@ -95,16 +161,40 @@ export async function playScenario(scenario: Scenario, opts: RunOptions): Promis
     }
     log(`  registry  ${step.collection.padEnd(9)} ${String(step.body.id)}`);
   }
-  await sleep(opts.registryReloadMs ?? 1000);
-  let accepted = 0;
-  for (let i = 0; i < plan.samples.length; i += 200) {
-    const batch = plan.samples.slice(i, i + 200);
+}
+
+/**
+ * Sends a planned run's telemetry and dispatches. Live: in time order, 200 samples a request.
+ * Late: each device's whole backlog in one request, the devices in reverse order of appearance.
+ */
+export async function sendTelemetry(
+  planned: Omit<ScenarioRun, 'sentAtMs' | 'accepted'>,
+  opts: RunOptions,
+): Promise<ScenarioRun> {
+  const log = opts.log ?? (() => {});
+  const { plan } = planned;
+  const post = async (batch: readonly SampleInput[]): Promise<number> => {
     const res = await call(opts, 'POST', '/v1/telemetry', batch);
     const body = res.body as { accepted?: number; rejected?: unknown[] } | undefined;
     if (res.status !== 200 || (body?.rejected?.length ?? 0) > 0) {
       throw new Error(`POST /v1/telemetry: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
     }
-    accepted += body?.accepted ?? 0;
+    return body?.accepted ?? 0;
+  };
+  let accepted = 0;
+  if (planned.lateMinutes > 0) {
+    const byDevice = new Map<string, SampleInput[]>();
+    for (const x of plan.samples) {
+      const list = byDevice.get(x.deviceId);
+      if (list) list.push(x);
+      else byDevice.set(x.deviceId, [x]);
+    }
+    for (const [deviceId, backlog] of [...byDevice].reverse()) {
+      accepted += await post(backlog);
+      log(`  backlog   ${deviceId}: ${backlog.length} samples in one upload, ${planned.lateMinutes} min late`);
+    }
+  } else {
+    for (let i = 0; i < plan.samples.length; i += 200) accepted += await post(plan.samples.slice(i, i + 200));
   }
   const first = plan.samples[0];
   const last = plan.samples.at(-1);
@@ -119,7 +209,53 @@ export async function playScenario(scenario: Scenario, opts: RunOptions): Promis
     if (res.status >= 300) throw new Error(`POST /v1/dispatches: ${res.status} ${JSON.stringify(res.body)}`);
     log(`  dispatch  ${plan.dispatches.length} record(s)`);
   }
-  return { scenario, plan, sentAtMs: Date.now(), accepted };
+  return { ...planned, sentAtMs: Date.now(), accepted };
+}
+
+/** The vehicles a plan registers. */
+export function planVehicleIds(plan: ScenarioPlan): string[] {
+  return plan.registry.filter((s) => s.collection === 'vehicles').map((s) => String(s.body.id));
+}
+
+/** Every violation (not dismissed) of every vehicle of the run. */
+export async function runViolations(opts: RunOptions, run: ScenarioRun): Promise<ViolationView[]> {
+  const all: ViolationView[] = [];
+  for (const vehicleId of planVehicleIds(run.plan)) all.push(...(await listViolations(opts, vehicleId)));
+  return all.filter((v) => v.status !== 'dismissed');
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A run's violations in a form comparable across runs (live and late): rule id, vehicle,
+ * confidence, start and measured values, with the run id replaced and every instant written as
+ * seconds from the run's first sample — or, for instants more than a day away from its
+ * telemetry (registry validity, counted from the build), from the instant the plan was built.
+ * Sorted.
+ */
+export function comparableViolations(run: ScenarioRun, violations: readonly ViolationView[]): string[] {
+  const times = run.plan.samples.map((x) => Date.parse(x.ts));
+  const firstMs = Math.min(...times);
+  const lastMs = Math.max(...times);
+  const relative = (ms: number): string => {
+    const near = ms >= firstMs - 86_400_000 && ms <= lastMs + 86_400_000;
+    const s = (ms - (near ? firstMs : run.builtAtMs)) / 1000;
+    return `${near ? 't' : 'build'}${s >= 0 ? '+' : ''}${s}s`;
+  };
+  const norm = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      if (ISO_INSTANT.test(value)) return relative(Date.parse(value));
+      return value.split(run.runId).join('<run>');
+    }
+    if (Array.isArray(value)) return value.map(norm);
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, norm(v)]));
+    }
+    return value;
+  };
+  return violations
+    .map((v) => JSON.stringify([v.ruleId, norm(v.vehicleId), v.confidence, norm(v.startedAt), norm(v.measured)]))
+    .sort();
 }
 
 export async function listViolations(opts: RunOptions, vehicleId: string, ruleId?: string): Promise<ViolationView[]> {

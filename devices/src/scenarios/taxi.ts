@@ -125,11 +125,12 @@ export interface StandOptions {
 }
 
 /**
- * Taxis at a stand, each reporting every 5 s, stamped from 10 s to at most 290 s after the build
- * (ingest accepts up to 300 s ahead). Stand decisions compare a taxi's telemetry with the pack's
- * watermark (the latest sample of any taxi of the pack) and take a taxi that is more than 300 s
- * behind it for gone; stamping a scene just ahead of the previous one keeps every taxi of the
- * scene within that window of whatever was sent before (the live fleet, earlier scenarios).
+ * Taxis at a stand, each reporting every 5 s, from 25 minutes before the build (and at most 290 s
+ * on), like the other scenarios in the past: the rules judge stands in event time (a queue
+ * decision waits for every taxi at the stand to report past its instant, and is revised when a
+ * taxi's late data crosses it), so a scene needs no particular place against the pack's other
+ * telemetry; being over `general.idleCloseS` old when sent, its events are finished by the
+ * pipeline's next flush, live or late alike.
  */
 export function standScene(ctx: BuildContext, o: StandOptions): ScenarioPlan {
   const reg = new RegistryBuilder(ctx);
@@ -145,7 +146,7 @@ export function standScene(ctx: BuildContext, o: StandOptions): ScenarioPlan {
     kind: o.stand.kind,
     holderVehicleIds: holders,
   });
-  const start = Math.ceil(ctx.nowMs / 5000) * 5000 + 40_000;
+  const start = Math.floor(ctx.nowMs / 5000) * 5000 - 25 * 60_000;
   const until = Math.min(o.until ?? 240, 240);
   const traces = o.taxis.map((x, i) => {
     const v = vehicles.get(x.key);

@@ -1,0 +1,123 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestSystem, type TestSystem } from '../../api/test/support.js';
+import { scenarios } from '../src/scenarios/index.js';
+import {
+  comparableViolations,
+  createRegistry,
+  judge,
+  planRun,
+  type RunOptions,
+  runViolations,
+  type ScenarioRun,
+  sendTelemetry,
+} from '../src/scenarios/runner.js';
+
+/**
+ * RULES.md "Late and buffered data" / issue 7 acceptance: every scenario of
+ * `npm run scenario -- --all`, played live (time order, 200 samples a request) and 30 minutes
+ * late (its telemetry withheld, then one upload per device of its whole backlog, devices in
+ * reverse order), through the real HTTP ingest of one system, raises the same violations —
+ * rule id, vehicle, confidence, start and measured values, instants counted from the run's
+ * first sample. Every scenario is more than `general.idleCloseS` old when sent, so the
+ * pipeline's periodic flush (every 30 s) finishes both copies' events before they are compared.
+ */
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const LATE_MINUTES = 30;
+
+describe('judgement in event time: every scenario, live and 30 minutes late, through the HTTP ingest', () => {
+  let sys: TestSystem;
+  let opts: RunOptions;
+  let configDir: string;
+
+  beforeAll(async () => {
+    configDir = await mkdtemp(join(tmpdir(), 'vigia-late-'));
+    const rulesConfig = join(configDir, 'rules.json');
+    // As devices/test/scenarios.test.ts: the tariff tables a regulator configures.
+    await writeFile(
+      rulesConfig,
+      JSON.stringify({
+        'df-taxi': { tariff: { kmB1Ut: 1, waitingHourUt: 10 } },
+        'belem-taxi': { tariff: { bandeiradaCents: 600, kmB1Cents: 400, kmB2Cents: 600, waitingHourCents: 3000 } },
+      }),
+    );
+    sys = await startTestSystem('pglite', {
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      RULES_CONFIG_FILE: rulesConfig,
+    });
+    const ut = await api(sys, 'POST', '/v1/unit-values', { unit: 'UT', valueBrl: 3, validFrom: '2020-01-01' });
+    expect(ut.status).toBe(201);
+    opts = { apiUrl: sys.url, token: sys.adminToken };
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await rm(configDir, { recursive: true, force: true });
+  });
+
+  it('RULES.md "Late and buffered data": a scenario replayed 30 minutes late raises exactly what it raises live, for every scenario', async () => {
+    const nowMs = Date.now();
+    const planned = scenarios.map((scenario) => ({
+      scenario,
+      live: planRun(scenario, { ...opts, nowMs }),
+      late: planRun(scenario, { ...opts, nowMs, lateMinutes: LATE_MINUTES }),
+    }));
+    // Every registry first (one reload for all), then every live run, then every late backlog.
+    for (const p of planned) {
+      await createRegistry(p.live.plan, opts);
+      await createRegistry(p.late.plan, opts);
+    }
+    await sleep(1500);
+    const runs: { live: ScenarioRun; late: ScenarioRun }[] = [];
+    for (const p of planned) runs.push({ live: await sendTelemetry(p.live, opts), late: p.late as ScenarioRun });
+    for (const r of runs) r.late = await sendTelemetry(r.late, opts);
+    // The same samples are stored either way (a plan may hold a repeated sample on purpose).
+    for (const r of runs) {
+      expect({ name: r.live.scenario.name, accepted: r.late.accepted }).toEqual({
+        name: r.live.scenario.name,
+        accepted: r.live.accepted,
+      });
+    }
+
+    // Past the pipeline's next flush, then until both copies agree (or 45 s more).
+    await sleep(31_000);
+    const deadline = Date.now() + 45_000;
+    let rows: { name: string; live: string[]; late: string[]; problems: string[] }[] = [];
+    for (;;) {
+      rows = [];
+      for (const { live, late } of runs) {
+        const liveViolations = await runViolations(opts, live);
+        const lateViolations = await runViolations(opts, late);
+        const own = (run: ScenarioRun, vs: typeof liveViolations) =>
+          vs.filter((v) => v.vehicleId === run.plan.vehicleId);
+        rows.push({
+          name: live.scenario.name,
+          live: comparableViolations(live, liveViolations),
+          late: comparableViolations(late, lateViolations),
+          problems: [
+            ...judge(live.scenario, own(live, liveViolations)).map((p) => `live: ${p}`),
+            ...judge(late.scenario, own(late, lateViolations)).map((p) => `late: ${p}`),
+          ],
+        });
+      }
+      const settled = rows.every((r) => JSON.stringify(r.live) === JSON.stringify(r.late) && r.problems.length === 0);
+      if (settled || Date.now() > deadline) break;
+      await sleep(2000);
+    }
+
+    const lines = rows.map((r) => {
+      const same = JSON.stringify(r.live) === JSON.stringify(r.late);
+      return `  ${same && r.problems.length === 0 ? 'same' : 'DIFF'}  ${r.name.padEnd(48)} live ${String(r.live.length).padStart(2)}  late ${String(r.late.length).padStart(2)}${r.problems.length ? `  ${r.problems.join('; ')}` : ''}`;
+    });
+    const same = rows.filter((r) => JSON.stringify(r.live) === JSON.stringify(r.late)).length;
+    console.log(
+      `live vs ${LATE_MINUTES} min late, ${rows.length} scenarios: ${same} raise the same violations\n${lines.join('\n')}`,
+    );
+    for (const r of rows) {
+      expect({ scenario: r.name, violations: r.late }).toEqual({ scenario: r.name, violations: r.live });
+      expect({ scenario: r.name, problems: r.problems }).toEqual({ scenario: r.name, problems: [] });
+    }
+  }, 300_000);
+});
