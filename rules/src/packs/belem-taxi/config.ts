@@ -149,30 +149,20 @@ export const belemConfigSchema = z.object({
         .meta({ description: 'Age limit, counted to 31 December of the model year.', basis: 'Art. 27' }),
     })
     .prefault({}),
-  tariff: z
-    .object({
-      bandeiradaCents: cents(
-        'Bandeirada (initial value) in centavos, from the tariff decree (Art. 34). Null: BEL_OVERCHARGE is off.',
-      ),
-      kmB1Cents: cents('Price of a km at Bandeira 1, centavos.'),
-      kmB2Cents: cents('Price of a km at Bandeira 2, centavos.'),
-      waitingHourCents: cents('Price of an hour of waiting, centavos. Null: trips with waiting time are not judged.'),
-      baggageMaxFraction: z.number().min(0).default(0).meta({
-  unregisteredDriver: z
-    .object({
-      noBadgeOnRecord: z.enum(['ignore', 'suspected']).default('ignore').meta({
-        description:
-          'BEL_UNREGISTERED_DRIVER for a registered driver with no badge (crachá) validity on record: a registry that does not track badges says nothing about them (ignore), or report it as suspected for a reviewer to check the badge.',
-        interpretation: true,
-      }),
-    })
-    .prefault({}),
-        description: 'Allowance for big-volume charges of the planilha (Art. 34 §2), as a fraction of the fare.',
   suspension: z
     .object({
       group: z.enum(['I', 'II', 'III', 'IV']).default('IV').meta({
         description:
           'Art. 58 group of BEL_OPERATING_WHILE_SUSPENDED (operating while the authorization is suspended, recolhida, apprehended or cancelled): the law lists no item for it; group IV is that of item 4.2 (operating without a valid D.I.V.).',
+        interpretation: true,
+      }),
+    })
+    .prefault({}),
+  unregisteredDriver: z
+    .object({
+      noBadgeOnRecord: z.enum(['ignore', 'suspected']).default('ignore').meta({
+        description:
+          'BEL_UNREGISTERED_DRIVER for a registered driver with no badge (crachá) validity on record: a registry that does not track badges says nothing about them (ignore), or report it as suspected for a reviewer to check the badge.',
         interpretation: true,
       }),
     })
@@ -205,6 +195,16 @@ export const belemConfigSchema = z.object({
       }),
     })
     .prefault({}),
+  tariff: z
+    .object({
+      bandeiradaCents: cents(
+        'Bandeirada (initial value) in centavos, from the tariff decree (Art. 34). Null: BEL_OVERCHARGE is off.',
+      ),
+      kmB1Cents: cents('Price of a km at Bandeira 1, centavos.'),
+      kmB2Cents: cents('Price of a km at Bandeira 2, centavos.'),
+      waitingHourCents: cents('Price of an hour of waiting, centavos. Null: trips with waiting time are not judged.'),
+      baggageMaxFraction: z.number().min(0).default(0).meta({
+        description: 'Allowance for big-volume charges of the planilha (Art. 34 §2), as a fraction of the fare.',
         interpretation: true,
       }),
     })

@@ -101,8 +101,6 @@ export const dfConfigSchema = z.object({
         .meta({ description: 'Metres driven with passengers and the meter free/off.', interpretation: true }),
     })
     .prefault({}),
-  detour: z
-    .object({
   meterBeforeRide: z
     .object({
       minMetres: z.number().positive().default(1000).meta({
@@ -112,6 +110,8 @@ export const dfConfigSchema = z.object({
       }),
     })
     .prefault({}),
+  detour: z
+    .object({
       maxRatio: z.number().positive().default(1.8).meta({
         description: 'Trip distance over straight line above which a trip is a detour...',
         interpretation: true,
@@ -222,13 +222,13 @@ export const dfConfigSchema = z.object({
       DF_PERMIT_EXPIRED: groupOf('C', 'Anexo I group of operating with the permit/matrícula not revalidated.'),
       DF_UNREGISTERED_DRIVER: groupOf('C', 'Anexo I group of keeping an unregistered driver in service.'),
       DF_OVERCHARGE: groupOf('C', 'Anexo I group of charging above the tariff.'),
-    })
-    .prefault({}),
       DF_OPERATING_WHILE_SUSPENDED: groupOf(
         'C',
         'Anexo I group of operating while the permit or vehicle is suspended, withdrawn (recolhida) or cancelled.',
       ),
       DF_METER_BEFORE_RIDE: groupOf('B', 'Anexo I group of starting the meter before the ride began.'),
+    })
+    .prefault({}),
   groupUpdfPercent: z.object({ A: percent('A'), B: percent('B'), C: percent('C'), D: percent('D') }).prefault({}),
   escalation: dfEscalationThresholdsSchema
     .prefault({})
