@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { findScenario, scenarios } from './scenarios/index.js';
-import { awaitOutcome, playScenario, type RunOptions } from './scenarios/runner.js';
+import {
+  awaitOutcome,
+  comparableViolations,
+  playScenario,
+  type RunOptions,
+  runViolations,
+  type ScenarioRun,
+} from './scenarios/runner.js';
 import type { Scenario } from './scenarios/types.js';
 
 /**
@@ -23,6 +30,11 @@ Options:
   --token <token>     admin token (default: the ADMIN_TOKEN environment variable)
   --timeout-ms <ms>   how long to wait for a violation that must fire (default 10000)
   --quiet-ms <ms>     how long a near miss must stay quiet (default 3000)
+  --late <minutes>    also replay each scenario late: stamped <minutes> further back, its telemetry
+                      withheld and sent as one upload per device of its whole backlog (devices in
+                      reverse order, 2° of longitude east so it meets no live run); after a settle
+                      wait, each late run must raise exactly what its live run raised
+  --settle-ms <ms>    with --late: wait before comparing, past the engine's periodic flush (default 35000)
   -h, --help          show this help`;
 
 function fail(message: string): never {
@@ -39,6 +51,8 @@ let parsed: ReturnType<
       token: { type: 'string' };
       'timeout-ms': { type: 'string' };
       'quiet-ms': { type: 'string' };
+      late: { type: 'string' };
+      'settle-ms': { type: 'string' };
       help: { type: 'boolean'; short: 'h' };
     };
     allowPositionals: true;
@@ -56,6 +70,8 @@ try {
       token: { type: 'string' },
       'timeout-ms': { type: 'string' },
       'quiet-ms': { type: 'string' },
+      late: { type: 'string' },
+      'settle-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -105,6 +121,11 @@ const opts: RunOptions & { timeoutMs: number; quietMs: number } = {
   log: out,
 };
 
+const lateMinutes = values.late === undefined ? 0 : Number(values.late);
+if (!Number.isInteger(lateMinutes) || lateMinutes < 0) fail('--late: a whole number of minutes');
+const settleMs = number(values['settle-ms'], 35_000, '--settle-ms');
+const pairs: { live: ScenarioRun; late: ScenarioRun }[] = [];
+
 let failed = 0;
 let notJudged = 0;
 for (const scenario of chosen) {
@@ -115,7 +136,14 @@ for (const scenario of chosen) {
   try {
     const run = await playScenario(scenario, opts);
     out(`  vehicle   ${run.plan.vehicleId}, local time ${run.plan.when}`);
-    const outcome = await awaitOutcome(run, opts);
+    let outcome = await awaitOutcome(run, opts);
+    if (lateMinutes > 0) {
+      out(`  replayed ${lateMinutes} min late:`);
+      const late = await playScenario(scenario, { ...opts, lateMinutes });
+      const lateOutcome = await awaitOutcome(late, opts);
+      pairs.push({ live: run, late });
+      if (!lateOutcome.ok) outcome = { ...lateOutcome, problems: lateOutcome.problems.map((p) => `late: ${p}`) };
+    }
     for (const v of outcome.violations) {
       out(
         `  violation ${v.ruleId} ${v.id} ${v.confidence}${v.variant ? ` ${v.variant}` : ''} [${v.legalBasis.join('; ')}]`,
@@ -137,7 +165,23 @@ for (const scenario of chosen) {
     out(`  FAILED: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+let differ = 0;
+if (pairs.length > 0) {
+  out(`\nwaiting ${settleMs} ms for the engine's periodic flush, then comparing live and ${lateMinutes} min late:`);
+  await new Promise((r) => setTimeout(r, settleMs));
+  for (const { live, late } of pairs) {
+    const a = comparableViolations(live, await runViolations(opts, live));
+    const b = comparableViolations(late, await runViolations(opts, late));
+    const same = JSON.stringify(a) === JSON.stringify(b);
+    if (!same) differ++;
+    out(`  ${same ? 'same' : 'DIFF'}  ${live.scenario.name.padEnd(48)} live ${a.length}  late ${b.length}`);
+    if (!same) {
+      for (const x of a.filter((v) => !b.includes(v))) out(`        live only: ${x}`);
+      for (const x of b.filter((v) => !a.includes(v))) out(`        late only: ${x}`);
+    }
+  }
+}
 out(
-  `\n${chosen.length - failed - notJudged} of ${chosen.length} scenario(s) held${notJudged ? `, ${notJudged} need pack configuration` : ''}${failed ? `, ${failed} FAILED` : ''}`,
+  `\n${chosen.length - failed - notJudged} of ${chosen.length} scenario(s) held${notJudged ? `, ${notJudged} need pack configuration` : ''}${failed ? `, ${failed} FAILED` : ''}${pairs.length > 0 ? `; late replay: ${pairs.length - differ} of ${pairs.length} raised what they raised live` : ''}`,
 );
-process.exit(failed > 0 ? 1 : 0);
+process.exit(failed > 0 || differ > 0 ? 1 : 0);
