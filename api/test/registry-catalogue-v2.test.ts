@@ -167,6 +167,7 @@ describe('registry fields of catalogue v2', () => {
     const c = await api<{ id: string; otherCompanyAuthorizations: unknown[] }>(sys, 'POST', '/v1/contracts', {
       ...body,
       otherCompanyAuthorizations: [{ vehicleId: 'bus-of-b', reference: 'SNM 123/2026', validUntil: '2026-12-31' }],
+      validUntil: '2027-06-30',
     });
     expect(c.status).toBe(201);
     const read = await api<{ otherCompanyAuthorizations: unknown[] }>(sys, 'GET', `/v1/contracts/${c.body.id}`);
@@ -200,6 +201,7 @@ describe('registry fields of catalogue v2', () => {
       specialTariffService: true,
     });
     const contracts = registry.contractsForVehicle('bus-of-b', now);
+    expect(contracts.map((c) => c.validUntil)).toEqual(expect.arrayContaining(['2027-06-30', null]));
     expect(contracts.flatMap((c) => c.otherCompanyAuthorizations)).toEqual([
       { vehicleId: 'bus-of-b', reference: 'SNM 123/2026', validUntil: '2026-12-31' },
     ]);

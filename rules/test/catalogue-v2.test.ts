@@ -92,6 +92,18 @@ describe('FRET_NO_CONTRACT_IN_FORCE (Art. 10, Art. 11, Art. 20)', () => {
     );
     expect(latest(events, 'FRET_NO_CONTRACT_IN_FORCE')).toHaveLength(1);
   });
+  it('Art. 10 caput: a contract covers the bus through its last day (validUntil), not the day after', () => {
+    const last = run(
+      engine({ vehicles: [bus('b-1')], contracts: [contract({ validUntil: '2026-06-09' })] }),
+      busRun('07:30', 120, { passengers: 20 }),
+    );
+    expect(latest(last, 'FRET_NO_CONTRACT_IN_FORCE')).toEqual([]);
+    const after = run(
+      engine({ vehicles: [bus('b-1')], contracts: [contract({ validUntil: '2026-06-08' })] }),
+      busRun('07:30', 120, { passengers: 20 }),
+    );
+    expect(latest(after, 'FRET_NO_CONTRACT_IN_FORCE')).toHaveLength(1);
+  });
   it('Art. 12: a serviço particular bus needs no contract', () => {
     const events = run(
       engine({ vehicles: [bus('b-1', { serviceType: 'particular' })] }),

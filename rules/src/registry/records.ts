@@ -246,6 +246,11 @@ export const contractRecordSchema = z.object({
    * II); `validUntil` null = for the life of the contract, else a local date, inclusive.
    */
   otherCompanyAuthorizations: z.array(otherCompanyAuthorizationSchema).default([]),
+  /**
+   * Last day of the contract (local date, inclusive; the API's `validUntil`); null = open-ended.
+   * The version history says when the record changed; this says until when the contract binds.
+   */
+  validUntil: localDateSchema.nullable().default(null),
   ...versioned,
 });
 export type ContractRecord = z.output<typeof contractRecordSchema>;

@@ -1,4 +1,5 @@
 import type { ContractRecord } from '../../../registry/records.js';
+import { addDays } from '../../../time/local-time.js';
 import { fine } from '../../common/penalty-helpers.js';
 import { round } from '../../common/round.js';
 import { sustainedRule } from '../../common/sustained-rule.js';
@@ -15,7 +16,8 @@ import { scheduleActive } from '../schedule.js';
  * A charter bus (service type contínuo or eventual) drives with passengers on board (the
  * occupancy count above 0 on every sample of the stretch) for ≥ `noContract.minMovingSeconds`
  * (the door-gated count of `SampleFacts.occupancy`: a counter flicker with the doors shut is
- * not a passenger) while no contract in force lists it inside its schedule window (± `scheduleMarginMinutes`).
+ * not a passenger) while no contract in force lists it inside its schedule window (±
+ * `scheduleMarginMinutes`) and before the end of its last day (`validUntil`).
  * *Serviço particular com veículo próprio* (Art. 12) has no contract and is exempt. A contract of
  * another operator that lists the vehicle covers it: whether that is lawful is
  * FRET_VEHICLE_OF_ANOTHER_COMPANY's business (Art. 24 II), not a second fine here. Without a
@@ -27,9 +29,22 @@ interface Extra {
   readonly maxPassengers: number;
 }
 
+/**
+ * Is the contract binding at the sample — not past its last day (`validUntil`, inclusive; a trip
+ * that began within the margin before midnight of that day still counts) — and inside its
+ * schedule window ± the margin?
+ */
+export function contractRunning(contract: ContractRecord, ctx: SpContext, marginMinutes: number): boolean {
+  if (contract.validUntil !== null) {
+    const day = ctx.local.minuteOfDay < marginMinutes ? addDays(ctx.local.date, -1) : ctx.local.date;
+    if (day > contract.validUntil) return false;
+  }
+  return scheduleActive(contract.schedule, ctx.local, marginMinutes);
+}
+
 function coveringContract(ctx: SpContext, config: SpConfig): ContractRecord | null {
   for (const contract of ctx.registry.contractsForVehicle(ctx.sample.vehicleId, ctx.ms)) {
-    if (scheduleActive(contract.schedule, ctx.local, config.noContract.scheduleMarginMinutes)) return contract;
+    if (contractRunning(contract, ctx, config.noContract.scheduleMarginMinutes)) return contract;
   }
   return null;
 }

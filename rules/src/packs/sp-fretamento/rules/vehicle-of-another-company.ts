@@ -4,7 +4,7 @@ import { round } from '../../common/round.js';
 import { sustainedRule } from '../../common/sustained-rule.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
-import { scheduleActive } from '../schedule.js';
+import { contractRunning } from './no-contract-in-force.js';
 
 /**
  * FRET_VEHICLE_OF_ANOTHER_COMPANY — Art. 24 II: the company "utilizar veículo de outra empresa
@@ -27,7 +27,7 @@ function unauthorizedContract(ctx: SpContext, config: SpConfig): ContractRecord 
   if (!v) return null;
   for (const contract of ctx.registry.contractsForVehicle(v.id, ctx.ms)) {
     if (contract.operatorId === v.operatorId) continue;
-    if (!scheduleActive(contract.schedule, ctx.local, config.noContract.scheduleMarginMinutes)) continue;
+    if (!contractRunning(contract, ctx, config.noContract.scheduleMarginMinutes)) continue;
     const authorized = contract.otherCompanyAuthorizations.some(
       (a) => a.vehicleId === v.id && (a.validUntil === null || a.validUntil >= ctx.local.date),
     );
