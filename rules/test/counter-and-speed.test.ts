@@ -133,6 +133,29 @@ describe('door-gated passenger count (general.occupancySettleS)', () => {
     ]);
   });
 
+  it('gives the lower and the upper bound of the accepted and the sent count', () => {
+    let state: OccupancyState = initialOccupancyState;
+    const bounds = (
+      [
+        [2, null],
+        [2, null],
+        [2, null],
+        [2, null],
+        [4, null], // a rise settling: at least 2, at most 4
+        [1, false], // door closed, firm 2: a flicker down: at least 1, at most 2
+      ] as [number, boolean | null][]
+    ).map(([passengers, doorOpen], i) => {
+      const s = sample({ ts: new Date(i * 5000), lat: 0, lon: 0, passengers, doorOpen });
+      const r = readOccupancy(state, s, i * 5000, i === 0, 15);
+      state = r.state;
+      return [r.reading.passengersAtLeast, r.reading.passengers, r.reading.passengersAtMost];
+    });
+    expect(bounds.slice(4)).toEqual([
+      [2, 2, 4],
+      [1, 2, 2],
+    ]);
+  });
+
   it('the first count (and the first after a gap) is provisional until it holds', () => {
     expect(
       accepted(
@@ -173,6 +196,8 @@ const dfTaxi = (fields: Record<string, unknown>) =>
     fields: { vehicleId: 't-1', tachoDriverId: 'D-1', doorOpen: false, childrenUnder7: 0, ...fields },
   });
 
+const hiredB2 = { meterState: 'hired', meterTariff: 2, meterTripId: 'trip-1', passengers: 4 };
+
 describe('DF_OVER_CAPACITY — Art. 24: counter flicker is not overloading', () => {
   it('Art. 24: 5 counted in a 4-seat taxi with the doors closed since the count of 4 is noise; after the door opened it fires', () => {
     const noise = dfTaxi({ passengers: 4 }).emit().drive(20, 36).set({ passengers: 5 }).drive(60, 36);
@@ -187,8 +212,33 @@ describe('DF_OVER_CAPACITY — Art. 24: counter flicker is not overloading', () 
   });
 });
 
+describe('DF_OVER_CAPACITY — Art. 24: the lower bound of the count', () => {
+  it('Art. 24: with no door reading, a drop counts at once: 5 aboard for 25 s of driving, then 4, is no violation; 30 s is', () => {
+    const t = dfTaxi({ passengers: 5, doorOpen: null }).emit().drive(30, 36).set({ passengers: 4 }).drive(60, 36);
+    expect(latest(run(dfEngine(), t.samples), 'DF_OVER_CAPACITY')).toHaveLength(0);
+    const longer = dfTaxi({ passengers: 5, doorOpen: null }).emit().drive(35, 36).set({ passengers: 4 }).drive(60, 36);
+    expect(num(only(run(dfEngine(), longer.samples), 'DF_OVER_CAPACITY'), 'movingSeconds')).toBe(30);
+  });
+});
+
 describe('DF_BANDEIRA2_MISUSE — Art. 45 III g: "more than 3 passengers" read through the door-gated count', () => {
-  const hired = { meterState: 'hired', meterTariff: 2, meterTripId: 'trip-1', passengers: 4 };
+  it('Art. 45 III g: with no door reading, 2 more passengers justify tariff 2 at once (upper bound): 50 s unjustified stays under 60 s', () => {
+    // 10 km/h: 50 s is 139 m, under both the 60 s and the 200 m of a qualifying stretch.
+    const t = dfTaxi({ ...hiredB2, passengers: 2, doorOpen: null })
+      .emit()
+      .drive(50, 10)
+      .set({ passengers: 4 });
+    t.drive(60, 10).set({ meterState: 'free', meterTariff: null, passengers: 0 }).stay(30);
+    expect(latest(run(dfEngine(), t.samples), 'DF_BANDEIRA2_MISUSE')).toHaveLength(0);
+    const longer = dfTaxi({ ...hiredB2, passengers: 2, doorOpen: null })
+      .emit()
+      .drive(65, 10)
+      .set({ passengers: 4 });
+    longer.drive(60, 10).set({ meterState: 'free', meterTariff: null, passengers: 0 }).stay(30);
+    expect(num(only(run(dfEngine(), longer.samples), 'DF_BANDEIRA2_MISUSE'), 'tariff2Seconds')).toBe(65);
+  });
+
+  const hired = hiredB2;
   it('Art. 45 III g: 4 aboard on tariff 2, the counter dropping to 2 for 90 s with the doors closed, is still lawful', () => {
     const t = dfTaxi(hired).emit().drive(30, 36).set({ passengers: 2 }).drive(90, 36).set({ passengers: 4 });
     t.drive(30, 36).set({ meterState: 'free', meterTariff: null, passengers: 0, doorOpen: true }).stay(10);

@@ -50,6 +50,17 @@ export interface OccupancyReading {
   readonly passengers: number | null;
   /** The sample's own count, as sent. */
   readonly rawPassengers: number | null;
+  /**
+   * At least this many on board: the lower of the accepted and the sent count. A rule that fires
+   * on passengers being aboard or too many (over-capacity, a ride without the meter, carrying
+   * passengers) reads this bound: neither a flicker up nor a change still settling makes it fire.
+   */
+  readonly passengersAtLeast: number | null;
+  /**
+   * At most this many on board: the higher of the two. A rule that fires on too few passengers
+   * (Bandeira II's "more than 3", a meter running with nobody aboard) reads this bound.
+   */
+  readonly passengersAtMost: number | null;
   /** The sample's count differs from the accepted one (noise, or a change not yet settled). */
   readonly rejected: boolean;
   /** The accepted count is provisional (first reading, or a change just after the door closed). */
@@ -86,6 +97,8 @@ export function readOccupancy(
       reading: {
         passengers: null,
         rawPassengers: null,
+        passengersAtLeast: null,
+        passengersAtMost: null,
         rejected: false,
         provisional: !state.firm,
         boardings,
@@ -122,6 +135,8 @@ export function readOccupancy(
     reading: {
       passengers: state.count,
       rawPassengers: raw,
+      passengersAtLeast: Math.min(state.count ?? raw, raw),
+      passengersAtMost: Math.max(state.count ?? raw, raw),
       rejected: state.count !== raw,
       provisional: !state.firm,
       boardings,

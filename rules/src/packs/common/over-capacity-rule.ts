@@ -13,8 +13,9 @@ interface Extra {
 /**
  * Passengers on board above the permitted number, sustained for `minMovingSeconds` of driving
  * (stops at lights do not end the run; they just do not count towards the seconds). Reads the
- * door-gated passenger count (`SampleFacts.occupancy`: a count change while the doors stayed
- * closed is sensor noise; with no door reading a count must hold `general.occupancySettleS`).
+ * lower bound of the door-gated passenger count (`SampleFacts.occupancy.passengersAtLeast`: a
+ * count change while the doors stayed closed is sensor noise; with no door reading a rise must
+ * hold `general.occupancySettleS`, while a drop counts at once).
  * Needs the passenger count and the registered capacity; without either the rule does not fire.
  */
 export function overCapacityRule<C, X extends SampleFacts>(spec: {
@@ -31,8 +32,9 @@ export function overCapacityRule<C, X extends SampleFacts>(spec: {
   return sustainedRule<Extra, C, X>({
     ...spec,
     observe(ctx, config) {
-      // The door-gated count: a flicker with the doors closed never puts anyone on board.
-      const passengers = ctx.occupancy.passengers;
+      // The door-gated count, its lower bound: neither a flicker with the doors closed nor a change
+      // still settling puts anyone on board.
+      const passengers = ctx.occupancy.passengersAtLeast;
       if (passengers === null || !ctx.vehicle) return null;
       const capacity = spec.permitted(ctx.vehicle.capacity, config);
       if (passengers <= capacity) return null;

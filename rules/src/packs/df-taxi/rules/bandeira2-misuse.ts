@@ -30,8 +30,9 @@ export const dfBandeira2MisuseRule = bandeira2Rule<DfConfig>({
       return { allowed: true, clause: zone.zone.kind === 'unpaved' ? 'Art. 45 III e' : 'Art. 45 III f', doubts: [] };
     const doubts: string[] = [];
     const max = config.bandeira2.maxPassengersWithoutB2;
-    // The door-gated count (a flicker with the doors closed neither adds nor removes passengers).
-    const passengers = ctx.occupancy.passengers;
+    // The door-gated count's upper bound: a flicker down with the doors closed removes nobody, and a
+    // rise still settling (no door reading) already gets the benefit of the doubt.
+    const passengers = ctx.occupancy.passengersAtMost;
     if (passengers === null) {
       doubts.push('passenger count unknown: more than 3 passengers (Art. 45 III g) cannot be excluded');
     } else if (passengers > max) {

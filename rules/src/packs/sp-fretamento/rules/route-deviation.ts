@@ -59,7 +59,7 @@ const idle: State = {
  * 0: a positioning run) or not known to have boarded anyone.
  */
 function loaded(ctx: SpContext, doorOpenedThisTrip: boolean): 'confirmed' | 'suspected' | null {
-  const count = ctx.occupancy.passengers;
+  const count = ctx.occupancy.passengersAtLeast;
   if (count !== null) return count > 0 ? 'confirmed' : null;
   return doorOpenedThisTrip ? 'suspected' : null;
 }
@@ -175,7 +175,7 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
       offReported = null;
     }
     if (offNow && active) {
-      const count = ctx.occupancy.passengers;
+      const count = ctx.occupancy.passengersAtLeast;
       const extra = {
         contract: active.contract,
         maxDistanceM: Math.max(off?.extra.maxDistanceM ?? 0, active.distanceM),
