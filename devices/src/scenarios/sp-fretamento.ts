@@ -268,7 +268,7 @@ export const spScenarios: Scenario[] = [
     pack,
     article: 'Art. 22',
     expect: 'quiet',
-    summary: '48 passengers for 25 s of driving only, then 8 get off at a stop',
+    summary: '48 passengers for 25 s only, then 40',
     build: (ctx) =>
       driving(ctx, {
         pack,
@@ -278,10 +278,9 @@ export const spScenarios: Scenario[] = [
         fields: { passengers: 48, ...tachoAt(40, ctx) },
         segments: [
           [25, 40],
-          [20, 0],
           [40, 40],
         ],
-        segmentFields: [undefined, { passengers: 40, ...tachoAt(0, ctx) }, tachoAt(40, ctx)],
+        segmentFields: [undefined, { passengers: 40 }],
       }),
   },
   {
