@@ -260,6 +260,51 @@ export const belemScenarios: Scenario[] = [
       }),
   },
   {
+    name: 'bel-stand-overflow-drop-off-near-miss',
+    ruleId: 'BEL_STAND_OVERFLOW',
+    pack,
+    article: 'Art. 3',
+    expect: 'quiet',
+    summary:
+      'Two taxis wait at a full 2-place ponto livre; a third pulls in hired, its passenger pays and gets out, it leaves 75 s later: a drop-off is not parking (Art. 3 XIV b)',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 85,
+        stand: { kind: 'livre', places: 2 },
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'b', arrive: 10 },
+          { key: 'c', arrive: 20, leave: 95, dropOff: true },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'bel-stand-overflow-beside-drop-off',
+    ruleId: 'BEL_STAND_OVERFLOW',
+    pack,
+    article: 'Art. 3',
+    expect: 'fires',
+    summary:
+      'Two taxis wait at a 2-place ponto livre while a third drops a passenger off; a fourth waits free 3 min: the stand was full of waiting taxis (Art. 3 XIV b)',
+    confidence: 'confirmed',
+    measured: { places: 2, waitingAheadAtCheck: 2 },
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 86,
+        stand: { kind: 'livre', places: 2 },
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'b', arrive: 10 },
+          { key: 'd', arrive: 15, leave: 80, dropOff: true },
+          { key: 'c', arrive: 20 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
     name: 'bel-stand-queue-jump',
     ruleId: 'BEL_STAND_QUEUE_JUMP',
     pack,
@@ -299,6 +344,48 @@ export const belemScenarios: Scenario[] = [
           { key: 'c', arrive: 60 },
         ],
         subject: 'a',
+      }),
+  },
+  {
+    name: 'bel-stand-queue-jump-ponto-fixo',
+    ruleId: 'BEL_STAND_QUEUE_JUMP',
+    pack,
+    article: 'item 3.1',
+    expect: 'fires',
+    summary:
+      'At a ponto fixo holder A waits; holder C pulls in 1 min later and is hired 30 s after: it took its colleague’s passenger',
+    confidence: 'confirmed',
+    measured: { hiredVia: 'meter', standKind: 'fixo', longestWaitS: 90 },
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 87,
+        stand: { kind: 'fixo', places: 4, holders: ['a', 'c'] },
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'c', arrive: 60, hired: 90 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'bel-stand-queue-jump-ponto-fixo-intruder-near-miss',
+    ruleId: 'BEL_STAND_QUEUE_JUMP',
+    pack,
+    article: 'item 3.1',
+    expect: 'quiet',
+    summary:
+      'At a ponto fixo a taxi without a place waits; the holder pulls in 1 min later and is hired: only holders queue (Art. 3 XIV a), the intruder is BEL_STAND_UNAUTHORIZED',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 88,
+        stand: { kind: 'fixo', places: 4, holders: ['c'] },
+        taxis: [
+          { key: 'x', arrive: 0 },
+          { key: 'c', arrive: 60, hired: 90 },
+        ],
+        subject: 'c',
       }),
   },
   {

@@ -269,6 +269,91 @@ export const dfScenarios: Scenario[] = [
       }),
   },
   {
+    name: 'df-stand-queue-jump-hired-at-edge',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'fires',
+    summary:
+      'A waits; C pulls in 1 min later, pulls out free and starts the meter 20 m from the stand 5 s after leaving it: still a hire at the stand (Art. 37 m)',
+    confidence: 'confirmed',
+    measured: { hiredVia: 'meter', queueToleranceS: 30 },
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 85,
+        stand: { kind: 'livre', places: 4 },
+        until: 300,
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'c', arrive: 60, leave: 120, hail: { afterS: 5, distanceM: 20 } },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-stand-hail-away-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'Same, but C is hailed 35 m from the stand (beyond hireEdgeM, 30 m): Art. 37 e obliges it to stop, no jump',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 86,
+        stand: { kind: 'livre', places: 4 },
+        until: 300,
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'c', arrive: 60, leave: 120, hail: { afterS: 5, distanceM: 35 } },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-stand-hail-after-leaving-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'Same, but C is hailed 20 m from the stand 20 s after leaving it (beyond hireAfterLeavingS, 15 s): Art. 37 e, no jump',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 87,
+        stand: { kind: 'livre', places: 4 },
+        until: 300,
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'c', arrive: 60, leave: 120, hail: { afterS: 20, distanceM: 20 } },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-stand-queue-jump-reserved-holders-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'At a reserved stand a taxi not entitled to it waits; a holder pulls in 1 min later and is hired: only entitled taxis form the queue',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 88,
+        stand: { kind: 'fixo', places: 4, holders: ['c'] },
+        taxis: [
+          { key: 'x', arrive: 0 },
+          { key: 'c', arrive: 60, hired: 90 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
     name: 'df-ride-without-meter',
     ruleId: 'DF_RIDE_WITHOUT_METER',
     pack,

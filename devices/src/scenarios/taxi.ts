@@ -111,6 +111,16 @@ export interface StandTaxi {
   hired?: number;
   /** Seconds after the start it drives away free. */
   leave?: number;
+  /**
+   * With `leave`: having driven away free it is hailed, `afterS` seconds after its last sample at
+   * the stand and `distanceM` metres east of the stand area (DF Art. 37 e).
+   */
+  hail?: { afterS: number; distanceM: number };
+  /**
+   * With `leave`: it pulls in hired to drop a passenger off — 30 s hired, 15 s with the meter
+   * stopped (paying), then free and empty until it leaves.
+   */
+  dropOff?: boolean;
 }
 
 export interface StandOptions {
@@ -147,20 +157,42 @@ export function standScene(ctx: BuildContext, o: StandOptions): ScenarioPlan {
     holderVehicleIds: holders,
   });
   const start = Math.floor(ctx.nowMs / 5000) * 5000 - 25 * 60_000;
-  const until = Math.min(o.until ?? 240, 240);
+  const until = o.until ?? 240;
+  for (const x of o.taxis) {
+    const decidedAt = x.hail ? (x.leave ?? 0) + x.hail.afterS : x.hired;
+    if (decidedAt !== undefined && until < decidedAt + 120)
+      throw new Error(`${x.key}: report until ≥ ${decidedAt + 120}`);
+  }
   const traces = o.taxis.map((x, i) => {
     const v = vehicles.get(x.key);
     if (!v) throw new Error(x.key);
     const spot: LatLon = offsetM(center, -15 + 6 * i, 0);
     const approach = offsetM(spot, 0, -300);
-    const t = new Trace(v.deviceId, start + (x.arrive - 30) * 1000, approach, {
-      passengers: 0,
-      meter: { state: 'free', tariff: 1 },
-    });
+    const ride = { state: 'hired' as const, tariff: 1 as const, fareCents: 500, tripId: `trip-${x.key}` };
+    const t = new Trace(
+      v.deviceId,
+      start + (x.arrive - 30) * 1000,
+      approach,
+      x.dropOff ? { passengers: 1, meter: ride } : { passengers: 0, meter: { state: 'free', tariff: 1 } },
+    );
     t.emit(36).drive(30, 36, 90);
     const end = Math.min(x.hired ?? until, x.leave ?? until);
-    t.stay(end - x.arrive);
-    if (x.hired !== undefined) {
+    if (x.dropOff) {
+      t.stay(30).set({ meter: { ...ride, state: 'stopped', fareCents: 1800 } });
+      t.stay(15).set({ passengers: 0, meter: { state: 'free', tariff: 1 } });
+      t.stay(end - x.arrive - 45);
+    } else t.stay(end - x.arrive);
+    if (x.hail && x.leave !== undefined) {
+      // One step from its spot to the hail, `distanceM` east of the area (a 25 m half-side square).
+      t.wait(x.hail.afterS - 5);
+      const metres = 25 + x.hail.distanceM;
+      t.drive(5, (metres / 5) * 3.6, 90, {
+        passengers: 1,
+        meter: { ...ride, tripId: `hail-${x.key}` },
+      });
+      t.set({ passengers: 1, meter: { ...ride, tripId: `hail-${x.key}` } });
+      t.drive(Math.max(30, until - x.leave - x.hail.afterS), 36, 90);
+    } else if (x.hired !== undefined) {
       t.set({ passengers: 1, meter: { state: 'hired', tariff: 1, fareCents: 500, tripId: `trip-${x.key}` } });
       t.stay(15).drive(Math.max(30, until - x.hired - 15), 36, 90);
     } else if (x.leave !== undefined) t.drive(Math.max(30, until - x.leave), 36, 90);
