@@ -130,7 +130,11 @@ export interface StandOptions {
   taxis: StandTaxi[];
   /** The taxi whose violations are checked. */
   subject: string;
-  /** Last second reported (default and maximum 240: past the 120 s decision delay). */
+  /**
+   * Last second reported (default 240). A stand decision about instant t is taken once the
+   * pack's telemetry has reached t + 120 s (`stands.decisionDelayS`), so a scene reports at least
+   * that long after its hire: otherwise a near miss would be quiet only for want of a decision.
+   */
   until?: number;
 }
 
