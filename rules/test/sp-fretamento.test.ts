@@ -752,6 +752,19 @@ describe('FRET_ROUTE_DEVIATION — Art. 20: an empty positioning run is not a de
     expect(deviations(t)).toHaveLength(0);
   });
 
+  it('Art. 20: a boarding at the declared gate whose first fix jumped 300 m away (multipath) is at the gate', () => {
+    const t = trace({ passengers: 10 });
+    const jumped = offset(ORIGIN.lat, ORIGIN.lon, 300, 0);
+    t.moveTo(jumped.lat, jumped.lon).emit({ speedKmh: 0 }).moveTo(ORIGIN.lat, ORIGIN.lon);
+    t.stay(20, 5, { doorOpen: true, boardings: 5, passengers: 15 }).set({ passengers: 15 }).drive(60, 36);
+    expect(deviations(t)).toHaveLength(0);
+    // Every fix of the stop 300 m away: a boarding outside the declared places.
+    const away = trace({ passengers: 10 });
+    away.moveTo(jumped.lat, jumped.lon).stay(20, 5, { doorOpen: true, boardings: 5, passengers: 15 });
+    away.set({ passengers: 15 }).drive(60, 36);
+    expect(deviations(away).map((v) => v.variant)).toEqual(['boarding-outside-declared-places']);
+  });
+
   it('Art. 20: no passenger count: only the stretch after the first door opening counts, and it is suspected', () => {
     const noCount = { passengers: null, boardings: null };
     expect(deviations(offRoute(noCount))).toHaveLength(0);

@@ -24,7 +24,8 @@ import { scheduleActive } from '../schedule.js';
  * - `boarding-outside-declared-places`: a boarding (counted boardings, or the door opening with
  *   the count higher when the bus moves off: confirmed; door only or a count rise with no door
  *   reading: suspected, and only away from the alighting places too) away from every declared
- *   boarding place.
+ *   boarding place: no fix of the stop within a place's radius (one multipath fix does not move a
+ *   boarding away from its declared place).
  */
 
 interface OffExtra {
@@ -41,7 +42,32 @@ interface State {
   /** The charter trip in which a door was first seen open (for buses with no passenger count). */
   readonly doorOpenedTripId: string | null;
   /** The slow run in progress under a contract (a boarding decided when it ends, or at close). */
-  readonly slow: { readonly run: SlowRun; readonly contract: ContractRecord } | null;
+  readonly slow: { readonly run: SlowRun; readonly contract: ContractRecord; readonly proximity: Proximity } | null;
+}
+
+/**
+ * Where a slow run was against the contract's declared places, over all its fixes: a boarding at
+ * a declared place is not moved away from it by one multipath fix (GPS jumps of a few hundred
+ * metres with a falsely small accuracy), so a run is at a place if any of its fixes was.
+ */
+interface Proximity {
+  readonly nearBoardingPlace: boolean;
+  readonly nearAlightingPlace: boolean;
+  readonly nearestBoardingPlace: string | null;
+  readonly nearestBoardingPlaceM: number | null;
+}
+
+function proximityAt(contract: ContractRecord, lat: number, lon: number, prev: Proximity | null): Proximity {
+  const near = (places: readonly DeclaredPlace[]) =>
+    places.some((p) => haversineM(lat, lon, p.lat, p.lon) <= p.radiusM);
+  const nearest = nearestPlace(contract.boardingPlaces, lat, lon);
+  const closer = nearest !== null && (prev?.nearestBoardingPlaceM ?? Number.POSITIVE_INFINITY) > nearest.distanceM;
+  return {
+    nearBoardingPlace: (prev?.nearBoardingPlace ?? false) || near(contract.boardingPlaces),
+    nearAlightingPlace: (prev?.nearAlightingPlace ?? false) || near(contract.alightingPlaces),
+    nearestBoardingPlace: closer ? nearest.place.name : (prev?.nearestBoardingPlace ?? null),
+    nearestBoardingPlaceM: closer ? nearest.distanceM : (prev?.nearestBoardingPlaceM ?? null),
+  };
 }
 
 const idle: State = {
@@ -108,10 +134,10 @@ function offFinding(run: Run<OffExtra>, phase: 'ongoing' | 'final', config: SpCo
 function boardingFinding(
   run: SlowRun,
   contract: ContractRecord,
+  proximity: Proximity,
   kind: BoardingEvidenceKind,
   phase: 'ongoing' | 'final',
 ): Finding {
-  const nearest = nearestPlace(contract.boardingPlaces, run.lat, run.lon);
   return {
     ruleId: 'FRET_ROUTE_DEVIATION',
     eventId: `boarding:${run.id}`,
@@ -130,8 +156,9 @@ function boardingFinding(
       doorOpened: run.evidence.doorOpened,
       boardingsNotDoorBacked: run.evidence.boardingsNotDoorBacked,
       countReadingsRejected: run.evidence.rejectedCounts,
-      nearestDeclaredBoardingPlace: nearest ? nearest.place.name : null,
-      distanceToNearestBoardingPlaceM: nearest ? Math.round(nearest.distanceM) : null,
+      nearestDeclaredBoardingPlace: proximity.nearestBoardingPlace,
+      distanceToNearestBoardingPlaceM:
+        proximity.nearestBoardingPlaceM === null ? null : Math.round(proximity.nearestBoardingPlaceM),
       declaredBoardingPlaces: contract.boardingPlaces.length,
     },
     confidence: kind === 'occupancy' ? 'confirmed' : 'suspected',
@@ -140,13 +167,11 @@ function boardingFinding(
 }
 
 /** Is the slow run a boarding away from the contract's declared places? (`final`: the run is over.) */
-function undeclaredBoarding(run: SlowRun, contract: ContractRecord, final: boolean): BoardingEvidenceKind | null {
+function undeclaredBoarding(run: SlowRun, proximity: Proximity, final: boolean): BoardingEvidenceKind | null {
   const kind = classifyBoarding(run.evidence, final);
   if (kind === null || kind === 'no-sensors') return null;
-  const near = (places: readonly DeclaredPlace[]) =>
-    places.some((p) => haversineM(run.lat, run.lon, p.lat, p.lon) <= p.radiusM);
-  if (near(contract.boardingPlaces)) return null;
-  if (kind !== 'occupancy' && near(contract.alightingPlaces)) return null;
+  if (proximity.nearBoardingPlace) return null;
+  if (kind !== 'occupancy' && proximity.nearAlightingPlace) return null;
   return kind;
 }
 
@@ -199,9 +224,9 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
     const endedRun = ctx.dwell.slowRunEnded;
     if (endedRun) {
       const raisedHere = boarding !== null && boarding.eventId === `boarding:${endedRun.id}`;
-      const contract = state.slow?.run.id === endedRun.id ? state.slow.contract : null;
-      const kind = contract ? undeclaredBoarding(endedRun, contract, true) : null;
-      if (contract && kind) findings.push(boardingFinding(endedRun, contract, kind, 'final'));
+      const under = state.slow?.run.id === endedRun.id ? state.slow : null;
+      const kind = under ? undeclaredBoarding(endedRun, under.proximity, true) : null;
+      if (under && kind) findings.push(boardingFinding(endedRun, under.contract, under.proximity, kind, 'final'));
       else if (raisedHere && boarding) findings.push({ ...boarding, phase: 'final', endedAt: endedRun.lastMs });
       if (raisedHere) {
         boarding = null;
@@ -210,11 +235,14 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
     }
     const slow = ctx.dwell.slowRun;
     // A run keeps the contract it started under (the schedule window may close while it lasts).
-    const slowContract = slow ? (state.slow?.run.id === slow.id ? state.slow.contract : active?.contract) : undefined;
-    if (slow && slowContract) {
-      const kind = undeclaredBoarding(slow, slowContract, false);
+    const same = slow !== null && state.slow?.run.id === slow.id ? state.slow : null;
+    const slowContract = slow ? (same ? same.contract : active?.contract) : undefined;
+    const proximity =
+      slow && slowContract ? proximityAt(slowContract, ctx.sample.lat, ctx.sample.lon, same?.proximity ?? null) : null;
+    if (slow && slowContract && proximity) {
+      const kind = undeclaredBoarding(slow, proximity, false);
       if (kind) {
-        const next = boardingFinding(slow, slowContract, kind, 'ongoing');
+        const next = boardingFinding(slow, slowContract, proximity, kind, 'ongoing');
         const last = boarding?.eventId === next.eventId ? boardingReported : null;
         if (shouldReport(last, next.endedAt, next.confidence, next.variant, ctx.general.updateIntervalS)) {
           findings.push(next);
@@ -230,7 +258,7 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
         boarding,
         boardingReported,
         doorOpenedTripId,
-        slow: slow && slowContract ? { run: slow, contract: slowContract } : null,
+        slow: slow && slowContract && proximity ? { run: slow, contract: slowContract, proximity } : null,
       },
       findings,
     };
@@ -238,8 +266,9 @@ export const routeDeviationRule = defineRule<State, SpConfig, SpContext>({
   close(state, _info, config) {
     const findings: Finding[] = [];
     if (state.off?.raised) findings.push(offFinding(state.off, 'final', config));
-    const kind = state.slow ? undeclaredBoarding(state.slow.run, state.slow.contract, true) : null;
-    if (state.slow && kind) findings.push(boardingFinding(state.slow.run, state.slow.contract, kind, 'final'));
+    const under = state.slow;
+    const kind = under ? undeclaredBoarding(under.run, under.proximity, true) : null;
+    if (under && kind) findings.push(boardingFinding(under.run, under.contract, under.proximity, kind, 'final'));
     else if (state.boarding) findings.push({ ...state.boarding, phase: 'final' });
     return { state: idle, findings };
   },
