@@ -113,7 +113,7 @@ export const catalogueV2SpScenarios: Scenario[] = [
     pack,
     article: 'Art. 10',
     expect: 'quiet',
-    summary: 'A serviço particular bus (Art. 12) carries its own staff without any contract',
+    summary: 'A serviço particular bus (Art. 12), driven by an employee, carries its own staff without any contract',
     build: (ctx) =>
       busRun(ctx, {
         site: 102,
@@ -121,6 +121,13 @@ export const catalogueV2SpScenarios: Scenario[] = [
         passengers: 25,
         vehicle: { serviceType: 'particular' },
         segments: [[90, 40]],
+        // Driven by an employee of the company (Art. 12 sole paragraph), so nothing else is at stake.
+        driverId: (reg) => reg.id('employee'),
+        before: (reg) => {
+          const op = reg.operator('op', pack, { kind: 'private-fleet' });
+          reg.add('drivers', { id: reg.id('employee'), name: 'Scenario employee', pack, operatorId: op });
+          return { operatorId: op };
+        },
       }),
   },
   {
