@@ -38,6 +38,7 @@ describe('precision harness: one simulated day per city, honest trackers with re
     const c = city(pack);
     expect(c.vehicleHours.honest).toBeGreaterThan(150);
     expect(c.samples.judged).toBeGreaterThan(100_000);
+    expect(c.samples.delivered).toBeLessThan(c.samples.produced);
     const f = c.faults;
     for (const [kind, n] of Object.entries(f)) expect(n, kind).toBeGreaterThan(0);
   });

@@ -104,8 +104,8 @@ export interface FaultEvent {
   detail: string;
 }
 
-/** How many recent faults a tracker remembers. */
-const FAULT_LOG_SIZE = 200;
+/** How many recent faults a tracker remembers (a week of them). */
+const FAULT_LOG_SIZE = 5000;
 
 export const emptyFaultCounts = (): FaultCounts => ({
   canyonEpisodes: 0,

@@ -23,13 +23,13 @@ export function formatSummary(cities: readonly CityResult[], options: PrecisionO
     `precision harness — ${options.days} simulated day(s) per city from ${new Date(options.startMs).toISOString()}, ` +
       `roster of ${options.vehicles}, a record every ${options.intervalMs / 1000} s (parked: every minute), seed ${options.seed}`,
     '',
-    `${pad('city', 26)}${lpad('vehicles', 10)}${lpad('honest', 8)}${lpad('veh-h honest', 14)}${lpad('veh-h vicious', 15)}${lpad('records', 12)}${lpad('judged', 12)}${lpad('wall', 9)}`,
+    `${pad('city', 26)}${lpad('vehicles', 10)}${lpad('honest', 8)}${lpad('veh-h honest', 14)}${lpad('veh-h vicious', 15)}${lpad('records', 12)}${lpad('delivered', 12)}${lpad('judged', 12)}${lpad('wall', 9)}`,
   ];
   for (const c of cities) {
     lines.push(
       `${pad(`${CITY[c.pack]} (${c.pack})`, 26)}${lpad(String(c.vehicles.honest + c.vehicles.vicious), 10)}${lpad(String(c.vehicles.honest), 8)}` +
         `${lpad(fmt(c.vehicleHours.honest), 14)}${lpad(fmt(c.vehicleHours.vicious), 15)}${lpad(String(c.samples.produced), 12)}` +
-        `${lpad(String(c.samples.judged), 12)}${lpad(`${fmt(c.wallMs / 1000, 0)} s`, 9)}`,
+        `${lpad(String(c.samples.delivered), 12)}${lpad(String(c.samples.judged), 12)}${lpad(`${fmt(c.wallMs / 1000, 0)} s`, 9)}`,
     );
   }
   lines.push('', 'faults injected (all trackers):');
@@ -39,7 +39,8 @@ export function formatSummary(cities: readonly CityResult[], options: PrecisionO
       `  ${pad(c.pack, 14)} canyon episodes ${f.canyonEpisodes}, standstill speeds ${f.standstillSpeeds} records, ` +
         `multipath jumps ${f.multipathJumps} (${f.multipathHonest} with honest accuracy), dropouts ${f.dropouts} ` +
         `(${f.droppedRecords} records lost), counter flickers ${f.counterFlickers}, door bounces ${f.doorBounces}, ` +
-        `late backlogs ${f.backlogs} (${f.lateRecords} records); stops: ${c.stopsSource}`,
+        `late backlogs ${f.backlogs} (${f.lateRecords} records); the engine left out ${c.samples.inaccurate} records ` +
+        `as inaccurate and ${c.samples.late} as late or repeated; stops: ${c.stopsSource}`,
     );
   }
   return lines.join('\n');

@@ -44,7 +44,7 @@ export interface PrecisionOptions {
   /** Milliseconds between two records of one tracker while the ignition is on. */
   intervalMs: number;
   seed: number | string;
-  /** First instant judged (the fleet warms up for two hours before it). */
+  /** First instant judged (the fleet starts then: no warm-up). */
   startMs: number;
   faults: FaultModel;
   /** Whether vicious vehicles' trackers have the faults too (default: yes). */
@@ -89,7 +89,7 @@ export interface TruthStep {
 }
 
 /** Truth steps remembered per vehicle. */
-const TRUTH_LOG_SIZE = 400;
+const TRUTH_LOG_SIZE = 8000;
 
 export interface ViceRecall {
   rule: ViceRule;
@@ -103,7 +103,8 @@ export interface CityResult {
   /** Ignition-on hours. */
   vehicleHours: { honest: number; vicious: number };
   /** Records the trackers produced, and those the engine was given (after dropouts). */
-  samples: { produced: number; judged: number };
+  /** Records the trackers produced, those uploaded to the engine (after dropouts), and the engine's count of those it judged. */
+  samples: { produced: number; delivered: number; judged: number; late: number; inaccurate: number };
   faults: FaultCounts;
   stopsSource: string;
   /** Violations per rule id of the pack raised by honest vehicles (and not withdrawn). */
@@ -151,7 +152,7 @@ export function runCity(pack: Pack, options: PrecisionOptions): CityResult {
   const lastActivity: unknown[] = entries.map(() => undefined);
   const tracked = new Map<string, Tracked>();
   let produced = 0;
-  let judged = 0;
+  let delivered = 0;
 
   const collect = (events: readonly ViolationEvent[]): void => {
     for (const e of events) {
@@ -169,7 +170,7 @@ export function runCity(pack: Pack, options: PrecisionOptions): CityResult {
       { deviceId: entry.device.id, vehicleId: entry.vehicle.id },
       new Date(atMs),
     );
-    judged++;
+    delivered++;
     collect(engine.ingest(sample, { pack }));
   };
 
@@ -268,7 +269,13 @@ export function runCity(pack: Pack, options: PrecisionOptions): CityResult {
     pack,
     vehicles: { honest: vicious.filter((x) => !x).length, vicious: vicious.filter((x) => x).length },
     vehicleHours: { honest: sumHours(false), vicious: sumHours(true) },
-    samples: { produced, judged },
+    samples: {
+      produced,
+      delivered,
+      judged: engine.stats().judged,
+      late: engine.stats().late + engine.stats().duplicates,
+      inaccurate: engine.stats().inaccurate,
+    },
     faults,
     stopsSource,
     honestByRule,
