@@ -1,4 +1,5 @@
 import type { Pack } from '@vigia/core';
+import type { FaultEvent } from './faults.js';
 import type { CityResult, FalsePositive, PrecisionOptions } from './run.js';
 
 /** The precision harness's report: plain text tables, as `npm run precision` prints them. */
@@ -102,16 +103,17 @@ export function formatFalsePositive(fp: FalsePositive): string {
     second: '2-digit',
     hourCycle: 'h23',
   });
-  const faults = fp.faults.map((f) => `${clock.format(f.atMs)} ${f.kind} (${f.detail})`);
+  const list = (faults: readonly FaultEvent[]) =>
+    faults.length > 0 ? faults.map((f) => `${clock.format(f.atMs)} ${f.kind} (${f.detail})`).join('; ') : 'none';
   return [
     `${v.ruleId} ${v.vehicleId} (${who}) ${v.localStartedAt} → ${v.localEndedAt.slice(11)} ${v.confidence}${v.variant ? ` ${v.variant}` : ''}`,
     `    measured ${JSON.stringify(v.measured, shortLists)}`,
     ...(v.place ? [`    place ${JSON.stringify(v.place)}`] : []),
-    `    faults around it: ${faults.length > 0 ? faults.join('; ') : 'none'}`,
-    ...fp.truth.map(
-      (t) =>
-        `    truth of ${t.vehicleId}: ${t.steps.map((step) => `${clock.format(step.atMs)} ${step.what}`).join('; ')}`,
-    ),
+    `    faults around it: ${list(fp.faults)}`,
+    ...fp.truth.flatMap((t) => [
+      ...(t.vehicleId === v.vehicleId ? [] : [`    faults of ${t.vehicleId}: ${list(t.faults)}`]),
+      `    truth of ${t.vehicleId}: ${t.steps.map((step) => `${clock.format(step.atMs)} ${step.what}`).join('; ')}`,
+    ]),
   ].join('\n');
 }
 

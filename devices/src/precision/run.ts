@@ -78,8 +78,8 @@ export interface FalsePositive {
   /** The vehicle is honest (else: vicious, and no vice of its explains this rule). */
   honest: boolean;
   faults: FaultEvent[];
-  /** What the vehicle (and any other vehicle the violation names) really did around it. */
-  truth: { vehicleId: string; steps: TruthStep[] }[];
+  /** What the vehicle (and any other vehicle the violation names) really did around it, and the others' faults. */
+  truth: { vehicleId: string; steps: TruthStep[]; faults: FaultEvent[] }[];
 }
 
 /** One change of what a simulated vehicle really does (its activity), for diagnosis. */
@@ -238,6 +238,7 @@ export function runCity(pack: Pack, options: PrecisionOptions): CityResult {
         faults: tracker?.faultsBetween(from, to) ?? [],
         truth: named.map((vehicleId) => ({
           vehicleId,
+          faults: vehicleId === violation.vehicleId ? [] : (trackerOf.get(vehicleId)?.faultsBetween(from, to) ?? []),
           steps: (truth[entries.findIndex((e) => e.vehicle.id === vehicleId)] ?? []).filter(
             (step, k, all) => step.atMs <= to && (all[k + 1]?.atMs ?? Number.POSITIVE_INFINITY) >= from,
           ),
@@ -296,20 +297,15 @@ function describeTruth(v: SimVehicle): string {
   return `${a?.kind ?? 'idle'}${stand} @${where} ign ${s.ignition ? 'on' : 'off'}${meter} pax ${s.passengers}`;
 }
 
-/** Vehicle ids a violation's measured values name (e.g. the taxis a queue jump went past). */
+/** Vehicle ids a violation's measured values name at their top level (e.g. the taxis a queue jump went past). */
 function otherVehicles(measured: unknown): string[] {
+  if (measured === null || typeof measured !== 'object') return [];
   const out = new Set<string>();
-  const walk = (x: unknown, depth: number): void => {
-    if (depth > 3 || x === null || typeof x !== 'object') return;
-    for (const [k, value] of Object.entries(x)) {
-      if (typeof value === 'string' && /vehicle/i.test(k)) out.add(value);
-      else if (Array.isArray(value) && k === 'jumpedOver')
-        for (const id of value)
-          if (typeof id === 'string') out.add(id);
-          else walk(value, depth + 1);
-    }
-  };
-  walk(measured, 0);
+  for (const [k, value] of Object.entries(measured)) {
+    if (typeof value === 'string' && /vehicle/i.test(k)) out.add(value);
+    else if (Array.isArray(value) && /jumped|vehicles/i.test(k))
+      for (const id of value) if (typeof id === 'string') out.add(id);
+  }
   return [...out];
 }
 
