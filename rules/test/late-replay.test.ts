@@ -179,6 +179,17 @@ describe('judgement in event time (RULES.md "Late and buffered data")', () => {
     expect(late(reversed, (i) => lastMs + 30 * 60_000 + i * 1000)).toEqual(expected);
   });
 
+  it('a taxi that left the stand before the hire, its backlog arriving last, still appears in the queue snapshot (as gone)', () => {
+    const d = all.filter((x) => x[0]?.vehicleId === 'df-D');
+    const others = all.filter((x) => x[0]?.vehicleId !== 'df-D');
+    const result = late([...others, ...d], (i) => lastMs + 30 * 60_000 + i * 1000);
+    expect(result).toEqual(expected);
+    const jump = result.map((x) => JSON.parse(x) as { key: string; measured: { queueSnapshot: unknown } });
+    expect(JSON.stringify(jump.find((v) => v.key.includes('DF_STAND_QUEUE_JUMP'))?.measured.queueSnapshot)).toContain(
+      '"vehicleId":"df-D"',
+    );
+  });
+
   it('flush(now) never moves a stand decision: a taxi whose backlog comes after a wall-clock flush still counts', () => {
     // Only the hired taxi's data, then a flush an hour on: no decision can be taken without A and B.
     const e = engine();

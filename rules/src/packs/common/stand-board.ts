@@ -76,6 +76,9 @@ export interface StandBoardRules {
   readonly overflow: { readonly ruleId: RuleId; readonly minStayS: number } | null;
 }
 
+/** How often (event time) a due decision that waits for a taxi's data is tried again. */
+const RETRY_MS = 5000;
+
 const isWaitingMeter = (state: MeterState | null): boolean => state === 'free' || state === null;
 
 function meterAt(interval: Interval, ms: number): MeterState | null {
@@ -112,6 +115,10 @@ export class StandBoard {
   /** Per stand, the latest decision instant already decided (skips the revision scan). */
   private readonly latestDecided = new Map<string, number>();
   private pending: StandCase[] = [];
+  /** The earliest decision instant among `pending`. */
+  private minPendingMs = Number.POSITIVE_INFINITY;
+  /** A due decision waiting for a taxi's data is not tried again before the watermark reaches this. */
+  private nextTryMs = Number.NEGATIVE_INFINITY;
   private watermarkMs = Number.NEGATIVE_INFINITY;
   /** Shutdown: decide everything up to this instant, ready or not. */
   private forcedMs = Number.NEGATIVE_INFINITY;
@@ -131,11 +138,14 @@ export class StandBoard {
     if (ms > this.watermarkMs) this.watermarkMs = ms;
     const findings: Finding[] = [];
     const touched = new Set<string>();
+    /** Stands where what this taxi did before `ms` changed (it arrived, left, or its meter changed). */
+    const changed = new Set<string>();
 
     for (const p of signal.left) {
       const interval = this.open.get(openKey(vehicleId, p.stand.id));
       if (!interval) continue;
       touched.add(p.stand.id);
+      changed.add(p.stand.id);
       interval.leftMs = ms;
       this.open.delete(openKey(vehicleId, p.stand.id));
       this.endStreak(interval, findings);
@@ -160,12 +170,16 @@ export class StandBoard {
         this.open.set(key, interval);
         push(this.byStand, p.stand.id, interval);
         push(this.byVehicle, vehicleId, interval);
+        changed.add(p.stand.id);
       }
       interval.lastInsideMs = p.lastInsideMs;
       interval.lat = p.lat;
       interval.lon = p.lon;
       const lastLogged = interval.meterLog[interval.meterLog.length - 1];
-      if (!lastLogged || lastLogged[1] !== signal.meterState) interval.meterLog.push([ms, signal.meterState]);
+      if (!lastLogged || lastLogged[1] !== signal.meterState) {
+        interval.meterLog.push([ms, signal.meterState]);
+        changed.add(p.stand.id);
+      }
       this.trackStreak(interval, ms, signal.meterState, findings);
     }
 
@@ -191,11 +205,12 @@ export class StandBoard {
       }
     }
 
-    // This taxi's data has crossed instants already decided at these stands: decide them again.
+    // Late data about instants already decided at these stands (this taxi had not reported past
+    // them): its data crosses the instant, or tells where it was before it — decide them again.
     for (const standId of touched) {
       if ((this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY) <= prevSeen) continue;
       for (const c of this.cases.get(standId) ?? []) {
-        if (c.decided && c.atMs > prevSeen && c.atMs <= ms) this.decide(c, findings);
+        if (c.decided && c.atMs > prevSeen && (c.atMs <= ms || changed.has(standId))) this.decide(c, findings);
       }
     }
 
@@ -256,6 +271,7 @@ export class StandBoard {
   private addCase(c: StandCase): void {
     push(this.cases, c.subject.stand.id, c);
     this.pending.push(c);
+    if (c.atMs < this.minPendingMs) this.minPendingMs = c.atMs;
   }
 
   /** A waiting streak (meter free or unknown, at a ponto livre) starts, goes on or ends at this sample. */
@@ -299,11 +315,16 @@ export class StandBoard {
     }
   }
 
-  /** Is any pending decision old enough (by the watermark) to be tried? */
+  /**
+   * Is any pending decision old enough (by the watermark) to be tried? A decision that is due but
+   * waits for a taxi's data is tried again at most every RETRY_MS of event time (the outcome
+   * does not depend on when it is first taken: late data revises it).
+   */
   private due(): boolean {
-    const delayMs = this.config.decisionDelayS * 1000;
-    for (const c of this.pending) if (this.watermarkMs - c.atMs >= delayMs || this.forcedMs >= c.atMs) return true;
-    return false;
+    if (this.pending.length === 0) return false;
+    if (this.forcedMs >= this.minPendingMs) return true;
+    if (this.watermarkMs < this.nextTryMs) return false;
+    return this.watermarkMs - this.minPendingMs >= this.config.decisionDelayS * 1000;
   }
 
   /** Is what `interval` did at `ms` known yet (its own data past `ms`, or it has left)? */
@@ -330,8 +351,13 @@ export class StandBoard {
   }
 
   private resolve(findings: Finding[]): void {
+    const delayMs = this.config.decisionDelayS * 1000;
+    let waiting = false;
     this.pending = this.pending.filter((c) => {
-      if (!this.ready(c)) return true;
+      if (!this.ready(c)) {
+        if (this.watermarkMs - c.atMs >= delayMs) waiting = true;
+        return true;
+      }
       c.decided = true;
       const standId = c.subject.stand.id;
       if (c.atMs > (this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY))
@@ -339,6 +365,9 @@ export class StandBoard {
       this.decide(c, findings);
       return false;
     });
+    this.minPendingMs = Number.POSITIVE_INFINITY;
+    for (const c of this.pending) if (c.atMs < this.minPendingMs) this.minPendingMs = c.atMs;
+    this.nextTryMs = waiting ? this.watermarkMs + RETRY_MS : Number.NEGATIVE_INFINITY;
     this.prune();
   }
 
