@@ -159,8 +159,10 @@ export function runCity(pack: Pack, options: PrecisionOptions): CityResult {
       const t = tracked.get(e.violation.key);
       if (e.type === 'withdrawn') {
         if (t) t.withdrawn = true;
-      } else if (t) t.violation = e.violation;
-      else tracked.set(e.violation.key, { violation: e.violation, withdrawn: false });
+      } else if (t) {
+        t.violation = e.violation;
+        t.withdrawn = false;
+      } else tracked.set(e.violation.key, { violation: e.violation, withdrawn: false });
     }
   };
   const deliver = (input: Parameters<typeof telemetryInputSchema.parse>[0], entry: RosterEntry, atMs: number) => {
