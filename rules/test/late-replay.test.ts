@@ -190,6 +190,24 @@ describe('judgement in event time (RULES.md "Late and buffered data")', () => {
     );
   });
 
+  it('a scene whose data is behind the pack’s watermark is decided as its data comes, with no flush or close', () => {
+    const e = engine();
+    const events: ViolationEvent[] = [];
+    // A taxi at another stand of the pack reports 150 s later first: the watermark stays ahead of the whole scene, within the decision wait.
+    const ahead = (all.find((d) => d[0]?.vehicleId === 'bel-X') ?? []).map((x) => ({
+      ...x,
+      ts: new Date(x.ts.getTime() + 150_000),
+      receivedAt: new Date(x.ts.getTime() + 150_000),
+    }));
+    for (const x of ahead) events.push(...e.ingest(x));
+    const livre = ['bel-A', 'bel-B', 'bel-C', 'bel-D', 'bel-E'].flatMap(
+      (id) => all.find((d) => d[0]?.vehicleId === id) ?? [],
+    );
+    for (const x of livre.sort((a, b) => a.ts.getTime() - b.ts.getTime())) events.push(...e.ingest(x));
+    const raised = events.filter((x) => x.violation.ruleId === 'BEL_STAND_OVERFLOW').map((x) => x.violation.vehicleId);
+    expect(raised).toContain('bel-C');
+  });
+
   it('flush(now) never moves a stand decision: a taxi whose backlog comes after a wall-clock flush still counts', () => {
     // Only the hired taxi's data, then a flush an hour on: no decision can be taken without A and B.
     const e = engine();

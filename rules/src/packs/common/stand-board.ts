@@ -115,6 +115,8 @@ export class StandBoard {
   /** Per stand, the latest decision instant already decided (skips the revision scan). */
   private readonly latestDecided = new Map<string, number>();
   private pending: StandCase[] = [];
+  /** How many pending decisions each stand has. */
+  private readonly pendingAt = new Map<string, number>();
   /** The earliest decision instant among `pending`. */
   private minPendingMs = Number.POSITIVE_INFINITY;
   /** A due decision waiting for a taxi's data is not tried again before the watermark reaches this. */
@@ -215,6 +217,7 @@ export class StandBoard {
     }
 
     if (this.due()) this.resolve(findings);
+    else if (this.dueAt(touched)) this.resolve(findings, touched);
     else this.prune();
     return findings;
   }
@@ -272,6 +275,7 @@ export class StandBoard {
     push(this.cases, c.subject.stand.id, c);
     this.pending.push(c);
     if (c.atMs < this.minPendingMs) this.minPendingMs = c.atMs;
+    this.pendingAt.set(c.subject.stand.id, (this.pendingAt.get(c.subject.stand.id) ?? 0) + 1);
   }
 
   /** A waiting streak (meter free or unknown, at a ponto livre) starts, goes on or ends at this sample. */
@@ -317,8 +321,9 @@ export class StandBoard {
 
   /**
    * Is any pending decision old enough (by the watermark) to be tried? A decision that is due but
-   * waits for a taxi's data is tried again at most every RETRY_MS of event time (the outcome
-   * does not depend on when it is first taken: late data revises it).
+   * waits for a taxi's data is tried again when a taxi reports at its stand (dueAt), or at most
+   * every RETRY_MS as the watermark moves (the outcome does not depend on when it is first taken:
+   * late data revises it).
    */
   private due(): boolean {
     if (this.pending.length === 0) return false;
@@ -350,16 +355,33 @@ export class StandBoard {
     return this.others(c).every((i) => this.known(i, c.atMs));
   }
 
-  private resolve(findings: Finding[]): void {
+  /** Has a pending decision at one of these stands waited `decisionDelayS` (by the watermark)? */
+  private dueAt(stands: ReadonlySet<string>): boolean {
+    let any = false;
+    for (const id of stands) if ((this.pendingAt.get(id) ?? 0) > 0) any = true;
+    if (!any) return false;
+    const delayMs = this.config.decisionDelayS * 1000;
+    return this.pending.some((c) => stands.has(c.subject.stand.id) && this.watermarkMs - c.atMs >= delayMs);
+  }
+
+  /** Take the pending decisions that are ready (only those at `only`, when given). */
+  private resolve(findings: Finding[], only?: ReadonlySet<string>): void {
     const delayMs = this.config.decisionDelayS * 1000;
     let waiting = false;
     this.pending = this.pending.filter((c) => {
+      if (only && !only.has(c.subject.stand.id)) {
+        if (this.watermarkMs - c.atMs >= delayMs) waiting = true;
+        return true;
+      }
       if (!this.ready(c)) {
         if (this.watermarkMs - c.atMs >= delayMs) waiting = true;
         return true;
       }
       c.decided = true;
       const standId = c.subject.stand.id;
+      const left = (this.pendingAt.get(standId) ?? 1) - 1;
+      if (left > 0) this.pendingAt.set(standId, left);
+      else this.pendingAt.delete(standId);
       if (c.atMs > (this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY))
         this.latestDecided.set(standId, c.atMs);
       this.decide(c, findings);
