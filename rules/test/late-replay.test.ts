@@ -208,6 +208,22 @@ describe('judgement in event time (RULES.md "Late and buffered data")', () => {
     expect(raised).toContain('bel-C');
   });
 
+  it('a jump decided before a late taxi’s backlog came is revised under the same key, at a higher revision', () => {
+    const e = engine();
+    const events: ViolationEvent[] = [];
+    for (const id of ['df-C', 'df-A', 'df-D', 'df-B']) {
+      events.push(...e.flush(lastMs + 1_800_000));
+      for (const x of all.find((d) => d[0]?.vehicleId === id) ?? []) events.push(...e.ingest(x));
+    }
+    const jumps = events.filter((x) => x.violation.ruleId === 'DF_STAND_QUEUE_JUMP');
+    expect(jumps[0]).toMatchObject({ type: 'raised', violation: { revision: 1, measured: { jumpedOver: ['df-A'] } } });
+    expect(new Set(jumps.map((x) => x.violation.key)).size).toBe(1);
+    const last = jumps.at(-1);
+    expect(last?.type).toBe('updated');
+    expect(last?.violation.revision).toBe(jumps.length);
+    expect(last?.violation.measured.jumpedOver).toEqual(['df-A', 'df-B']);
+  });
+
   it('flush(now) never moves a stand decision: a taxi whose backlog comes after a wall-clock flush still counts', () => {
     // Only the hired taxi's data, then a flush an hour on: no decision can be taken without A and B.
     const e = engine();

@@ -102,6 +102,10 @@ export class RuleEngine {
   private readonly runtimes = new Map<Pack, PackRuntime>();
   private readonly calendars = new Map<Pack, HolidayCalendar>();
   private readonly vehicles = new Map<string, VehicleRuntime>();
+  /** Revisions of final cross-vehicle (stand) events, which late data may still revise. */
+  private readonly finalRevisions = new Map<string, { revision: number; endedMs: number }>();
+  /** The latest sample time judged (event time). */
+  private latestMs = Number.NEGATIVE_INFINITY;
   private readonly counters: EngineStats = {
     samples: 0,
     judged: 0,
@@ -219,6 +223,7 @@ export class RuleEngine {
     this.counters.judged++;
     const findings = v.rules.step(facts);
     v.lastMs = ms;
+    if (ms > this.latestMs) this.latestMs = ms;
     v.prev = sample;
     v.prevMoving = facts.moving;
     v.lateSinceAccepted = 0;
@@ -464,7 +469,9 @@ export class RuleEngine {
       if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return [];
     }
 
-    const revision = open ? open.violation.revision + 1 : 1;
+    // A cross-vehicle (stand) decision revised by late data after it was final: same key, next revision.
+    const earlier = open ? open.violation.revision : (this.finalRevisions.get(key)?.revision ?? 0);
+    const revision = earlier + 1;
     const violation = this.build(
       runtime,
       f,
@@ -474,11 +481,21 @@ export class RuleEngine {
       revision,
       f.phase === 'final' ? 'final' : 'ongoing',
     );
-    if (f.phase === 'final') v?.open.delete(key);
-    else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: null, reopened: false });
-    if (open) this.counters.updated++;
+    if (f.phase === 'final') {
+      v?.open.delete(key);
+      if (f.vehicleId !== undefined) this.rememberFinal(key, revision, f.endedAt, runtime);
+    } else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: null, reopened: false });
+    if (earlier > 0) this.counters.updated++;
     else this.counters.raised++;
-    return [{ type: open ? 'updated' : 'raised', violation, reason: null }];
+    return [{ type: earlier > 0 ? 'updated' : 'raised', violation, reason: null }];
+  }
+
+  /** Keeps a final cross-vehicle event's revision while late data may still revise it (backlogHorizonS). */
+  private rememberFinal(key: string, revision: number, endedMs: number, runtime: PackRuntime): void {
+    this.finalRevisions.set(key, { revision, endedMs });
+    if (this.finalRevisions.size % 1024 !== 0) return;
+    const horizonMs = this.latestMs - runtime.general.backlogHorizonS * 1000;
+    for (const [k, r] of this.finalRevisions) if (r.endedMs < horizonMs) this.finalRevisions.delete(k);
   }
 
   private build(
