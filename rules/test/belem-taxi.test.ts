@@ -270,7 +270,9 @@ describe('BEL_DETOUR — Art. 58 item 3.5; BEL_OVERCHARGE — Art. 58 item 3.3',
         lon: CENTRE.lon,
         fields: { vehicleId: 't-1', meterState: 'hired', meterTariff: 1, meterTripId: 'f', meterFareCents: 500 },
       });
-      t.emit()
+      t.emit({ meterState: 'free', meterTariff: null, meterFareCents: null })
+        .wait(5)
+        .emit()
         .drive(450, 40)
         .wait(5)
         .emit({ meterState: 'stopped', meterFareCents: fare })

@@ -401,7 +401,8 @@ describe('DF_OVERCHARGE — Art. 45 I–IV, Art. 48 V', () => {
         meterFareCents: 800,
       },
     });
-    t.emit().drive(450, 40);
+    // The meter is seen starting: free 5 s before the first hired sample (Art. 45 I: bandeirada).
+    t.emit({ meterState: 'free', meterTariff: null, meterFareCents: null }).wait(5).emit().drive(450, 40);
     t.wait(5).emit({ speedKmh: 0, meterState: 'stopped', meterFareCents: fareCents });
     t.set({ meterState: 'free', meterTariff: null, meterFareCents: null }).drive(10, 30);
     return t.samples;

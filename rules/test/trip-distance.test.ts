@@ -56,7 +56,11 @@ const dfTrip = () =>
       accuracyM: 5,
       meterFareCents: 800,
     },
-  }).emit();
+  })
+    // The meter is seen starting (free 5 s before): an overcharge is judged from the trip's start.
+    .emit({ meterState: 'free', meterTariff: null, meterFareCents: null })
+    .wait(5)
+    .emit();
 
 const endTrip = (t: Trace, fareCents: number) =>
   t

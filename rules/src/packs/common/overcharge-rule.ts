@@ -1,4 +1,4 @@
-import type { Pack } from '@vigia/core';
+import type { Pack, Telemetry } from '@vigia/core';
 import {
   defineRule,
   type Finding,
@@ -7,6 +7,7 @@ import {
   type RuleMeta,
   type RuleStep,
 } from '../../engine/rule.js';
+import type { SampleFacts } from '../../engine/sample-facts.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import { round } from './round.js';
 import { isHired, type TaxiContext } from './taxi-context.js';
@@ -25,7 +26,13 @@ import { isHired, type TaxiContext } from './taxi-context.js';
  * - a trip with a telemetry gap, an interval between samples longer than `maxSampleIntervalS`,
  *   samples that arrived late, no final fare, or an unconfigured tariff is not judged: the
  *   recomputed distance (chords between samples) would be a lower bound, which could only
- *   inflate the overcharge.
+ *   inflate the overcharge;
+ * - nor is a trip whose start the trace did not see (`tripStartSeen`): its first hired sample
+ *   follows a gap or an interval longer than `maxSampleIntervalS` (or samples dropped late), the
+ *   meter was already hired under the same trip at the sample before (or that sample has no meter
+ *   reading), or the fare on its first sample already exceeds the bandeirada plus the tolerance. A dropout that hides the boarding
+ *   hides the first kilometres too: priced from its middle, an honest trip looks overcharged.
+ *   Overcharge is judged on complete traces only, and a trace is complete from the meter's start.
  * Whether tariff 2 itself was justified is the Bandeira II rule's business, not this one's.
  */
 
@@ -61,6 +68,23 @@ interface TripAcc {
   readonly lastTariff: 1 | 2 | null;
   readonly lastStopped: boolean;
   readonly lastMs: number;
+  /** The trace saw the meter start this trip (`tripStartSeen`, and a first fare at the bandeirada). */
+  readonly startSeen: boolean;
+}
+
+const inTrip = (s: Telemetry): boolean => s.meterState === 'hired' || s.meterState === 'stopped';
+
+/**
+ * Did the trace see the meter start this trip? The sample before the trip's first one must be
+ * within `maxSampleIntervalS` (no gap, nothing dropped late) and show the meter free/off, or
+ * running a different trip (a trip id change: the meter restarted at the bandeirada). Otherwise
+ * the meter may have been running, unseen, for any distance before the first hired sample.
+ */
+export function tripStartSeen(ctx: SampleFacts, meterTripId: string | null, maxSampleIntervalS: number): boolean {
+  const prev = ctx.prev;
+  if (ctx.gapBefore || prev === null || ctx.lateDropped > 0 || ctx.dtS > maxSampleIntervalS) return false;
+  if (prev.meterState === 'free' || prev.meterState === 'off') return true;
+  return inTrip(prev) && prev.meterTripId !== null && meterTripId !== null && prev.meterTripId !== meterTripId;
 }
 
 export function recomputeFare(
@@ -78,6 +102,10 @@ export function recomputeFare(
   };
 }
 
+/** A fare above `boundCents` by more than the tolerance (fraction, then centavos). */
+const exceeds = (fareCents: number, boundCents: number, s: OverchargeSettings): boolean =>
+  fareCents > boundCents * (1 + s.toleranceFraction) + s.toleranceCents;
+
 export function overchargeRule<C>(spec: {
   id: RuleId;
   pack: Pack;
@@ -89,11 +117,11 @@ export function overchargeRule<C>(spec: {
 }): PackRule<C, TaxiContext> {
   const decide = (acc: TripAcc, fareCents: number, config: C): Finding | null => {
     const model = acc.model;
-    if (!model) return null;
+    if (!model || !acc.startSeen) return null;
     if (acc.waitingS > 0 && model.waitingHourCents === null) return null;
     const s = spec.settings(config);
     const fare = recomputeFare(model, acc);
-    const over = (bound: number): boolean => fareCents > bound * (1 + s.toleranceFraction) + s.toleranceCents;
+    const over = (bound: number): boolean => exceeds(fareCents, bound, s);
     let variant: string | null;
     if (over(fare.upperWithBaggageCents)) variant = null;
     else if (over(fare.upperCents) && s.possibleBaggage === 'suspected') variant = 'possible-baggage';
@@ -158,13 +186,22 @@ export function overchargeRule<C>(spec: {
       if (!trip) return { state: { acc: null }, findings };
       const s = ctx.sample;
       if (!acc || acc.id !== trip.id) {
+        const settings = spec.settings(config);
+        const model = spec.fareModel(ctx, config);
+        // A meter seen starting shows the bandeirada: a first fare above it and the tolerance means
+        // the meter ran before the trace saw it. (A meter that sends no fare on the trip's first
+        // sample is judged on the interval alone: a later first reading cannot be told from the
+        // overcharge itself.)
+        const firstFare = s.meterFareCents;
+        const startFareSeen =
+          model === null || firstFare === null || !exceeds(firstFare, model.bandeiradaCents, settings);
         acc = {
           id: trip.id,
           eventId: `${trip.id}:${trip.startMs}`,
           startMs: trip.startMs,
           lat: trip.startLat,
           lon: trip.startLon,
-          model: spec.fareModel(ctx, config),
+          model,
           metres1: 0,
           metres2: 0,
           metresUnknown: 0,
@@ -172,6 +209,7 @@ export function overchargeRule<C>(spec: {
           lastTariff: s.meterTariff,
           lastStopped: s.meterState === 'stopped',
           lastMs: ctx.ms,
+          startSeen: startFareSeen && tripStartSeen(ctx, trip.meterTripId, settings.maxSampleIntervalS),
         };
         return { state: { acc }, findings };
       }

@@ -25,6 +25,11 @@ export interface SustainedRuleSpec<E, C, X extends SampleFacts> {
   readonly description: { readonly pt: string; readonly en: string };
   readonly penalty: RuleMeta<C>['penalty'];
   observe(ctx: X, config: C): Observation<E> | null;
+  /**
+   * Does the interval before this sample break the run though it is no gap (`general.maxGapS`),
+   * e.g. a silence long enough to hide what the rule must see? A run then restarts here.
+   */
+  breaksBefore?(ctx: X, config: C): boolean;
   /** Has the run become a violation? */
   qualifies(run: Run<E>, config: C): boolean;
   measured(run: Run<E>, config: C): Measured;
@@ -77,7 +82,8 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
       const findings: Finding[] = [];
       let run = state.run;
       const key = observation?.key ?? null;
-      const breaks = ctx.gapBefore || observation === null || key !== state.key;
+      const breaks =
+        ctx.gapBefore || observation === null || key !== state.key || spec.breaksBefore?.(ctx, config) === true;
       let reported = state.reported;
       if (run && breaks) {
         if (run.raised) findings.push(finding(run, state.place, 'final', config));

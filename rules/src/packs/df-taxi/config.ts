@@ -108,6 +108,11 @@ export const dfConfigSchema = z.object({
           'DF_METER_BEFORE_RIDE: metres driven with the meter hired and the occupancy sensor showing nobody on board.',
         interpretation: true,
       }),
+      maxSampleIntervalS: z.number().positive().default(15).meta({
+        description:
+          'DF_METER_BEFORE_RIDE: an interval between samples longer than this (s) may hide a boarding: the empty stretch restarts after it.',
+        interpretation: true,
+      }),
     })
     .prefault({}),
   detour: z
