@@ -21,6 +21,35 @@ const registry = () =>
       return { id: `S${m}`, name: `Parada ${m}`, lat: p.lat, lon: p.lon };
     }),
     unitValues: [{ unit: 'UT', pack: 'df-taxi', validFrom: '2020-01-01', valueBrl: 2 }],
+    // The coach runs a contracted trip (Art. 10 caput: fretamento contínuo "mediante contrato escrito").
+    contracts: [
+      {
+        id: 'C-1',
+        pack: 'sp-fretamento',
+        operatorId: 'op-sp',
+        kind: 'continuo',
+        client: 'Fábrica Exemplo',
+        vehicleIds: ['bus-1'],
+        route: {
+          type: 'LineString',
+          coordinates: [
+            [SP.lon, SP.lat],
+            [offset(SP.lat, SP.lon, 6000, 90).lon, offset(SP.lat, SP.lon, 6000, 90).lat],
+          ],
+        },
+        boardingPlaces: [{ id: 'B1', name: 'Portaria', lat: SP.lat, lon: SP.lon, radiusM: 60 }],
+        alightingPlaces: [
+          {
+            id: 'A1',
+            name: 'Fábrica',
+            lat: offset(SP.lat, SP.lon, 6000, 90).lat,
+            lon: offset(SP.lat, SP.lon, 6000, 90).lon,
+            radiusM: 80,
+          },
+        ],
+        schedule: [{ daysOfWeek: [1, 2, 3, 4, 5], start: '06:30', end: '08:30' }],
+      },
+    ],
   });
 
 const engine = () =>
