@@ -4,6 +4,7 @@ import { site } from './sites.js';
 import { driving, speedLimitZone, standScene, taxiTrip } from './taxi.js';
 import { addDays, describeLocal, localDateOf, localInstantMs, pastOrdinaryDate } from './time.js';
 import { Trace } from './trace.js';
+import { hiddenStartTrip } from './trip-start.js';
 import type { BuildContext, Scenario, ScenarioPlan } from './types.js';
 
 /** Belém municipal taxi law. Local time: America/Belem. */
@@ -592,6 +593,72 @@ export const belemScenarios: Scenario[] = [
         passengers: 1,
         legs: [[1200, 90]],
         fareCents: 1200,
+      }),
+  },
+  {
+    name: 'bel-overcharge-start-seen-15s',
+    ruleId: 'BEL_OVERCHARGE',
+    pack,
+    article: 'item 3.3',
+    expect: 'fires',
+    summary:
+      'R$ 99,99 for a 1.2 km trip whose start was seen: the meter free 15 s (the sample-interval limit) before the first hired sample, which shows R$ 6,60',
+    confidence: 'confirmed',
+    requiresConfiguration:
+      'belem-taxi tariff.bandeiradaCents, kmB1Cents, kmB2Cents ship null: BEL_OVERCHARGE is off by default',
+    build: (ctx) =>
+      hiddenStartTrip(ctx, {
+        pack,
+        site: 90,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 15,
+        hiddenM: 150,
+        firstFareCents: 660,
+        seenM: 1200,
+        fareCents: 9999,
+      }),
+  },
+  {
+    name: 'bel-overcharge-engine-start-near-miss',
+    ruleId: 'BEL_OVERCHARGE',
+    pack,
+    article: 'item 3.3',
+    expect: 'quiet',
+    summary:
+      'The tracker starts with the meter already hired at R$ 22,00 (4 km unseen): R$ 27,00 is honest for 5.2 km, though 2× the fare of the 1.2 km seen',
+    build: (ctx) =>
+      hiddenStartTrip(ctx, {
+        pack,
+        site: 91,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: null,
+        hiddenM: 4000,
+        firstFareCents: 2200,
+        seenM: 1200,
+        fareCents: 2700,
+      }),
+  },
+  {
+    name: 'bel-overcharge-first-fare-near-miss',
+    ruleId: 'BEL_OVERCHARGE',
+    pack,
+    article: 'item 3.3',
+    expect: 'quiet',
+    summary:
+      'The meter seen free 5 s before, but the first hired sample already shows R$ 22,00 (above the R$ 6,00 bandeirada + tolerance): it ran unseen, not priced',
+    build: (ctx) =>
+      hiddenStartTrip(ctx, {
+        pack,
+        site: 92,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 5,
+        hiddenM: 50,
+        firstFareCents: 2200,
+        seenM: 1200,
+        fareCents: 2700,
       }),
   },
   {

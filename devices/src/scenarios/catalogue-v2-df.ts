@@ -3,6 +3,7 @@ import { site } from './sites.js';
 import { driving, taxiTrip } from './taxi.js';
 import { describeLocal, localInstantMs, pastOrdinaryDate } from './time.js';
 import { Trace } from './trace.js';
+import { hiddenBoardingTrip } from './trip-start.js';
 import type { BuildContext, Scenario, ScenarioPlan } from './types.js';
 
 /**
@@ -92,5 +93,84 @@ export const catalogueV2DfScenarios: Scenario[] = [
     expect: 'quiet',
     summary: 'The meter hired 800 m before the passenger boards (under the 1 km threshold)',
     build: (ctx) => meterToPickup(ctx, 103, 800),
+  },
+  {
+    name: 'df-meter-before-ride-hidden-boarding-near-miss',
+    ruleId: 'DF_METER_BEFORE_RIDE',
+    pack,
+    article: 'Art. 37 g',
+    expect: 'quiet',
+    summary:
+      'A 20 s dropout hid the boarding (door opening and count rise): hired 3 km with the counter reading 2, door closed — unknown, not nobody',
+    build: (ctx) =>
+      hiddenBoardingTrip(ctx, {
+        pack,
+        site: 93,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 20,
+        count: 2,
+        stretchesM: [3000],
+      }),
+  },
+  {
+    name: 'df-meter-before-ride-after-dropout',
+    ruleId: 'DF_METER_BEFORE_RIDE',
+    pack,
+    article: 'Art. 37 g',
+    expect: 'fires',
+    summary: 'After the same 20 s dropout the counter reads 0: hired 3 km with nobody on board',
+    confidence: 'confirmed',
+    measured: { passengers: 0, minMetres: 1000 },
+    build: (ctx) =>
+      hiddenBoardingTrip(ctx, {
+        pack,
+        site: 94,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 20,
+        count: 0,
+        stretchesM: [3000],
+      }),
+  },
+  {
+    name: 'df-meter-before-ride-interval-15s',
+    ruleId: 'DF_METER_BEFORE_RIDE',
+    pack,
+    article: 'Art. 37 g',
+    expect: 'fires',
+    summary: 'Hired and empty 900 m, 15 s without samples (the limit), 900 m more: one stretch of 1.8 km',
+    confidence: 'confirmed',
+    measured: { passengers: 0 },
+    build: (ctx) =>
+      hiddenBoardingTrip(ctx, {
+        pack,
+        site: 95,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 5,
+        count: 0,
+        stretchesM: [900, 900],
+        pauseS: 15,
+      }),
+  },
+  {
+    name: 'df-meter-before-ride-interval-16s-near-miss',
+    ruleId: 'DF_METER_BEFORE_RIDE',
+    pack,
+    article: 'Art. 37 g',
+    expect: 'quiet',
+    summary: 'The same with 16 s without samples: a boarding may hide there, two stretches of 900 m, each under 1 km',
+    build: (ctx) =>
+      hiddenBoardingTrip(ctx, {
+        pack,
+        site: 96,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 5,
+        count: 0,
+        stretchesM: [900, 900],
+        pauseS: 16,
+      }),
   },
 ];

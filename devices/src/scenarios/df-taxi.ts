@@ -2,6 +2,7 @@ import { horaParadaTrip } from './hora-parada.js';
 import type { RegistryBuilder } from './registry.js';
 import { driving, standScene, taxiTrip } from './taxi.js';
 import { addDays, localDateOf, pastOrdinaryDate } from './time.js';
+import { hiddenStartTrip } from './trip-start.js';
 import type { BuildContext, Scenario } from './types.js';
 
 /** Distrito Federal taxi regulation (STx-DF). Local time: America/Sao_Paulo. */
@@ -734,6 +735,72 @@ export const dfScenarios: Scenario[] = [
         passengers: 1,
         legs: [[1200, 90]],
         fareCents: 1500,
+      }),
+  },
+  {
+    name: 'df-overcharge-start-seen-15s',
+    ruleId: 'DF_OVERCHARGE',
+    pack,
+    article: 'Art. 45',
+    expect: 'fires',
+    summary:
+      'R$ 99,99 for a 1.2 km trip whose start was seen: the meter free 15 s (the sample-interval limit) before the first hired sample, which shows R$ 12,45',
+    confidence: 'confirmed',
+    requiresConfiguration:
+      'df-taxi tariff.kmB1Ut and tariff.waitingHourUt ship null (and a UT unit value is needed): DF_OVERCHARGE is off by default',
+    build: (ctx) =>
+      hiddenStartTrip(ctx, {
+        pack,
+        site: 90,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 15,
+        hiddenM: 150,
+        firstFareCents: 1245,
+        seenM: 1200,
+        fareCents: 9999,
+      }),
+  },
+  {
+    name: 'df-overcharge-start-unseen-16s-near-miss',
+    ruleId: 'DF_OVERCHARGE',
+    pack,
+    article: 'Art. 45',
+    expect: 'quiet',
+    summary:
+      'The same trip with 16 s of silence before the first hired sample: the meter may have run unseen, the trip is not priced',
+    build: (ctx) =>
+      hiddenStartTrip(ctx, {
+        pack,
+        site: 91,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 16,
+        hiddenM: 160,
+        firstFareCents: 1245,
+        seenM: 1200,
+        fareCents: 9999,
+      }),
+  },
+  {
+    name: 'df-overcharge-dropout-near-miss',
+    ruleId: 'DF_OVERCHARGE',
+    pack,
+    article: 'Art. 45',
+    expect: 'quiet',
+    summary:
+      'A 6 min dropout hid the boarding and 5 km: R$ 31,00 is honest for 6.2 km, though 2× the fare of the 1.2 km the tracker saw',
+    build: (ctx) =>
+      hiddenStartTrip(ctx, {
+        pack,
+        site: 92,
+        date: tuesday,
+        time: '10:00:00',
+        silenceS: 360,
+        hiddenM: 5000,
+        firstFareCents: 2700,
+        seenM: 1200,
+        fareCents: 3100,
       }),
   },
 ];
