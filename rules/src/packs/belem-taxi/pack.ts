@@ -5,15 +5,15 @@ import type { TaxiContext } from '../common/taxi-context.js';
 import { createTaxiRuntime } from '../common/taxi-pack.js';
 import { type BelemConfig, type BelemConfigInput, belemConfigSchema } from './config.js';
 import { belemBandeira2MisuseRule } from './rules/bandeira2-misuse.js';
-import { belemOperatingWhileSuspendedRule } from './rules/operating-while-suspended.js';
-import { belemSpecialTariffVehicleTooOldRule } from './rules/special-tariff-vehicle-too-old.js';
-import { belemStandAbandonedRule } from './rules/stand-abandoned.js';
 import {
   belemDetourRule,
   belemOverCapacityRule,
   belemOverchargeRule,
   belemUnsafeDrivingRule,
 } from './rules/driving-rules.js';
+import { belemOperatingWhileSuspendedRule } from './rules/operating-while-suspended.js';
+import { belemSpecialTariffVehicleTooOldRule } from './rules/special-tariff-vehicle-too-old.js';
+import { belemStandAbandonedRule } from './rules/stand-abandoned.js';
 import { belemStandOverflowRule, belemStandQueueJumpRule, belemStandUnauthorizedRule } from './rules/stand-rules.js';
 import { belemUnauthorizedRadioRule, judgeDispatch } from './rules/unauthorized-radio.js';
 import { belemUnregisteredDriverRule } from './rules/unregistered-driver.js';
