@@ -3,7 +3,7 @@ import type { Finding } from '../../engine/rule.js';
 import type { StandRecord } from '../../registry/records.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import type { StandPresenceConfig } from './stand-config.js';
-import type { StandSignal } from './stand-presence.js';
+import type { BridgedGap, StandSignal } from './stand-presence.js';
 import { decideOverflow, decideQueueJump, type StandMemberSnapshot, snapshotValue } from './stand-queue.js';
 
 /**
@@ -36,6 +36,10 @@ interface Interval {
   lon: number;
   /** Meter state changes while at the stand: [ms, state]. */
   readonly meterLog: Array<readonly [number, MeterState | null]>;
+  /** Silences of its tracker bridged at the stand (its presence across them is inferred). */
+  gaps: readonly BridgedGap[];
+  /** Its hires at this stand: seen at `atMs`, happened after `fromMs` (its previous sample). */
+  readonly hires: Array<{ readonly fromMs: number; readonly atMs: number }>;
   /** The overflow case of its current waiting streak, if any. */
   streak: OverflowCase | null;
 }
@@ -52,6 +56,8 @@ interface CaseBase {
 interface JumpCase extends CaseBase {
   readonly kind: 'jump';
   readonly viaMeter: boolean;
+  /** The hire was seen only across a silence of the tracker. */
+  readonly acrossGap: boolean;
   readonly lat: number;
   readonly lon: number;
 }
@@ -81,13 +87,26 @@ const RETRY_MS = 5000;
 
 const isWaitingMeter = (state: MeterState | null): boolean => state === 'free' || state === null;
 
-function meterAt(interval: Interval, ms: number): MeterState | null {
+function loggedMeterAt(interval: Interval, ms: number): MeterState | null {
   let state: MeterState | null = null;
   for (const [at, s] of interval.meterLog) {
     if (at > ms) break;
     state = s;
   }
   return state;
+}
+
+/**
+ * The meter at `ms`. Inside a silence bridged at the stand it is known only when it reads the
+ * same on both sides; otherwise it is taken as the side that is not waiting (free or unknown),
+ * so a silence never makes a taxi look as if it still waited.
+ */
+function meterAt(interval: Interval, ms: number): MeterState | null {
+  const before = loggedMeterAt(interval, ms);
+  const gap = interval.gaps.find((g) => g.fromMs < ms && ms < g.toMs);
+  if (!gap) return before;
+  const after = loggedMeterAt(interval, gap.toMs);
+  return isWaitingMeter(before) ? after : before;
 }
 
 /** Since when the taxi has been waiting (at the stand, meter free or unknown) at `ms`; null: not waiting. */
@@ -167,6 +186,8 @@ export class StandBoard {
           lat: p.lat,
           lon: p.lon,
           meterLog: [[ms, signal.meterState]],
+          gaps: p.gaps,
+          hires: [],
           streak: null,
         };
         this.open.set(key, interval);
@@ -175,6 +196,7 @@ export class StandBoard {
         changed.add(p.stand.id);
       }
       interval.lastInsideMs = p.lastInsideMs;
+      interval.gaps = p.gaps;
       interval.lat = p.lat;
       interval.lon = p.lon;
       const lastLogged = interval.meterLog[interval.meterLog.length - 1];
@@ -190,15 +212,19 @@ export class StandBoard {
       for (const interval of this.byVehicle.get(vehicleId) ?? []) {
         // DF Art. 37 e: a taxi hailed away from the stand must stop; only a hire inside the
         // area, or at its edge while still there or just after leaving it, is a hire at the stand.
+        // (A taxi whose last fix inside is older — uncertain or jumped fixes since — is not placed.)
         const near = signal.hire.near.some((n) => n.standId === interval.stand.id);
-        const atStand = interval.leftMs === null || ms - interval.lastInsideMs <= afterMs;
+        const atStand = ms - interval.lastInsideMs <= afterMs;
         if (!near || !atStand || interval.enteredMs > ms) continue;
         touched.add(interval.stand.id);
+        changed.add(interval.stand.id);
+        interval.hires.push({ fromMs: signal.hire.afterMs ?? ms, atMs: ms });
         this.addCase({
           kind: 'jump',
           subject: interval,
           atMs: ms,
           viaMeter: signal.hire.viaMeter,
+          acrossGap: signal.hire.acrossGap,
           lat: interval.lat,
           lon: interval.lon,
           decided: false,
@@ -209,10 +235,13 @@ export class StandBoard {
 
     // Late data about instants already decided at these stands (this taxi had not reported past
     // them): its data crosses the instant, or tells where it was before it — decide them again.
+    // A queue jump also depends on what the others did up to hireOrderToleranceS after it.
+    const orderMs = this.config.hireOrderToleranceS * 1000;
     for (const standId of touched) {
-      if ((this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY) <= prevSeen) continue;
+      if ((this.latestDecided.get(standId) ?? Number.NEGATIVE_INFINITY) + orderMs <= prevSeen) continue;
       for (const c of this.cases.get(standId) ?? []) {
-        if (c.decided && c.atMs > prevSeen && (c.atMs <= ms || changed.has(standId))) this.decide(c, findings);
+        const reachMs = c.kind === 'jump' ? c.atMs + orderMs : c.atMs;
+        if (c.decided && reachMs > prevSeen && (c.atMs <= ms || changed.has(standId))) this.decide(c, findings);
       }
     }
 
@@ -352,7 +381,8 @@ export class StandBoard {
     if (waitedMs < delayMs) return false;
     if (waitedMs >= delayMs + this.config.presenceTimeoutS * 1000) return true;
     if (c.kind === 'overflow' && !this.known(c.subject, c.atMs)) return false;
-    return this.others(c).every((i) => this.known(i, c.atMs));
+    const reachMs = c.kind === 'jump' ? c.atMs + this.config.hireOrderToleranceS * 1000 : c.atMs;
+    return this.others(c).every((i) => this.known(i, reachMs));
   }
 
   /** Has a pending decision at one of these stands waited `decisionDelayS` (by the watermark)? */
@@ -424,11 +454,27 @@ export class StandBoard {
     };
   }
 
+  /**
+   * A queue member as a queue-jump decision at `atMs` sees it: was it hired itself at the same
+   * time (within hireOrderToleranceS after, a silence that may hide such a hire included, or
+   * not yet known), and does its presence rest on a bridged silence?
+   */
+  private queueSnapshot(interval: Interval, atMs: number): StandMemberSnapshot {
+    const untilMs = atMs + this.config.hireOrderToleranceS * 1000;
+    const sameTime = interval.hires.some((h) => h.atMs > atMs && h.fromMs <= untilMs) || !this.known(interval, untilMs);
+    const inferred = interval.gaps.some((g) => g.fromMs < atMs);
+    return {
+      ...this.snapshot(interval, atMs, false),
+      ...(sameTime ? { hiredAtSameTime: true } : {}),
+      ...(inferred ? { inferred: true } : {}),
+    };
+  }
+
   private jumpFinding(c: JumpCase): Finding | null {
     const hired = c.subject;
-    const snapshots = this.others(c).map((i) => this.snapshot(i, c.atMs, false));
+    const snapshots = this.others(c).map((i) => this.queueSnapshot(i, c.atMs));
     const decision = decideQueueJump(
-      { enteredMs: hired.enteredMs, viaMeter: c.viaMeter },
+      { enteredMs: hired.enteredMs, viaMeter: c.viaMeter, acrossGap: c.acrossGap },
       snapshots,
       this.config.queueToleranceS,
     );
@@ -446,11 +492,13 @@ export class StandBoard {
       measured: {
         hiredAt: new Date(c.atMs).toISOString(),
         hiredVia: c.viaMeter ? 'meter' : 'passenger-count',
+        ...(c.acrossGap ? { hireSeenAcrossSilence: true } : {}),
         hiredTaxiEnteredAt: new Date(hired.enteredMs).toISOString(),
         standKind: hired.stand.kind,
         jumpedOver: decision.jumpedOver.map((o) => o.vehicleId),
         longestWaitS: Math.round(Math.max(...decision.jumpedOver.map((o) => (c.atMs - o.enteredMs) / 1000))),
         queueToleranceS: this.config.queueToleranceS,
+        hireOrderToleranceS: this.config.hireOrderToleranceS,
         queueSnapshot: snapshotValue(
           [...snapshots, { ...this.snapshot(hired, c.atMs, false), presentAtT: true }],
           c.atMs,

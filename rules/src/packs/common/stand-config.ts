@@ -12,9 +12,33 @@ export const standPresenceConfigSchema = z.object({
       'A taxi leaves a stand when a sample is farther than this (m) outside its area: hysteresis against GPS jitter at the edge.',
     interpretation: true,
   }),
+  exitMoveSlackM: z.number().min(0).default(10).meta({
+    description:
+      "A fix outside a stand (beyond exitMarginM and beyond its own reported accuracy) ends the taxi's presence at once only when the movement its GPS reports explains it: the larger of its speed and the speed at its last fix inside above general.movingSpeedKmh, and the displacement from that fix at most speed × time + both fixes' accuracies + this slack (m). A jump of tens of metres reported at a standstill (multipath) does not move the taxi out.",
+    interpretation: true,
+  }),
+  exitConfirmFixes: z.number().int().min(1).default(3).meta({
+    description:
+      'A fix outside that the reported movement does not explain (or with no reported speed) counts towards leaving: the presence ends, at the last fix inside, after this many such fixes in a row (a fix inside again cancels them; a fix whose accuracy reaches the stand neither counts nor cancels)...',
+    interpretation: true,
+  }),
+  exitConfirmS: z.number().min(0).default(10).meta({
+    description: '...spanning at least this long (s): one or two multipath fixes are not sustained absence.',
+    interpretation: true,
+  }),
+  gapKeepsPlaceS: z.number().min(0).default(900).meta({
+    description:
+      'A silence longer than general.maxGapS while the taxi is at a stand (dropout, coverage gap) keeps its place, and its entry time, when it lasts at most this long (s) and the fixes on both sides are inside the stand (within exitMarginM) at most gapStillM apart: a taxi does not lose its place because its tracker lost coverage. Its presence across the silence is inferred, not measured: a queue jump over it is only suspected, and its meter inside the silence is known only when it reads the same on both sides. Beyond general.idleCloseS the engine closes the vehicle anyway.',
+    interpretation: true,
+  }),
+  gapStillM: z.number().min(0).default(50).meta({
+    description:
+      '...and the two fixes around the silence are at most this far apart (m; or their two reported accuracies together, if more): moving up the queue is not leaving, a taxi found elsewhere in a large stand has left and come back.',
+    interpretation: true,
+  }),
   presenceTimeoutS: z.number().positive().default(300).meta({
     description:
-      "A taxi whose own next sample comes more than this (s) after its last one at a stand has left it at that last sample. Also how long past t + decisionDelayS (by the pack's event-time watermark) a first queue decision waits for a silent taxi; the taxi's own data, if it comes later (within general.backlogHorizonS), revises the decision.",
+      "A taxi that keeps reporting but has had no fix inside its stand for this long (s) — every fix uncertain (accuracy reaching the stand) or outside — has left it at its last fix inside. Also how long past t + decisionDelayS (by the pack's event-time watermark) a first queue decision waits for a silent taxi; the taxi's own data, if it comes later (within general.backlogHorizonS), revises the decision.",
     interpretation: true,
   }),
   decisionDelayS: z.number().min(0).default(120).meta({
@@ -25,6 +49,11 @@ export const standPresenceConfigSchema = z.object({
   queueToleranceS: z.number().min(0).default(30).meta({
     description:
       'Queue jump (DF Art. 37 m, n; Belém Art. 3 XIV, Art. 58 item 3.1): another taxi of the queue must have entered at least this long (s) before the one that is hired, and still be there and free.',
+  }),
+  hireOrderToleranceS: z.number().min(0).default(20).meta({
+    description:
+      'Queue jump: a taxi of the queue that is itself hired at most this long (s) after the one judged (or whose silence may hide such a hire) was boarding at the same time: two passengers at once, the taxi behind starting its meter a few seconds first (device clocks differ by seconds too). It is not jumped.',
+    interpretation: true,
   }),
   hireEdgeM: z.number().min(0).default(30).meta({
     description:

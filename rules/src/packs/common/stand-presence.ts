@@ -1,5 +1,6 @@
 import type { MeterState } from '@vigia/core';
 import type { SampleFacts } from '../../engine/sample-facts.js';
+import { haversineM } from '../../geo/distance.js';
 import type { StandRecord, VehicleRecord } from '../../registry/records.js';
 import type { StandPresenceConfig } from './stand-config.js';
 
@@ -23,6 +24,14 @@ export function entitledTo(stand: StandRecord, vehicle: VehicleRecord | null, ve
   return stand.kind !== 'fixo' || holdsPlace(stand, vehicle, vehicleId);
 }
 
+/** A silence of the taxi's tracker while it was at the stand, across which its place was kept. */
+export interface BridgedGap {
+  /** Its last sample before the silence. */
+  readonly fromMs: number;
+  /** Its first sample after it (inside the stand). */
+  readonly toMs: number;
+}
+
 export interface Presence {
   readonly stand: StandRecord;
   /** Is the taxi one of the stand's queue (entitledTo)? */
@@ -30,8 +39,18 @@ export interface Presence {
   readonly enteredMs: number;
   /** Last sample inside the area (or within the exit margin). */
   readonly lastInsideMs: number;
+  /** Position of that sample. */
   readonly lat: number;
   readonly lon: number;
+  /** Its reported accuracy (m) and speed (km/h, null when the device sent none). */
+  readonly accuracyM: number | null;
+  readonly speedKmh: number | null;
+  /** Fixes outside in a row that the reported movement does not explain (towards leaving). */
+  readonly outFixes: number;
+  /** The first of them. */
+  readonly firstOutMs: number | null;
+  /** Silences bridged while at the stand (the presence across them is inferred). */
+  readonly gaps: readonly BridgedGap[];
 }
 
 export interface StandSignal {
@@ -45,6 +64,10 @@ export interface StandSignal {
    */
   readonly hire: {
     readonly viaMeter: boolean;
+    /** Seen only across a silence longer than general.maxGapS: when it happened is not known. */
+    readonly acrossGap: boolean;
+    /** It happened after this instant (the vehicle's previous sample; null: none). */
+    readonly afterMs: number | null;
     readonly near: readonly { readonly standId: string; readonly distanceM: number }[];
   } | null;
   readonly meterState: MeterState | null;
@@ -54,9 +77,16 @@ export interface PresenceState {
   readonly present: readonly Presence[];
   readonly lastMeter: MeterState | null;
   readonly lastPassengers: number | null;
+  /** The vehicle's previous sample (any position), ms. */
+  readonly lastMs: number | null;
 }
 
-export const initialPresenceState: PresenceState = { present: [], lastMeter: null, lastPassengers: null };
+export const initialPresenceState: PresenceState = {
+  present: [],
+  lastMeter: null,
+  lastPassengers: null,
+  lastMs: null,
+};
 
 function hireVia(state: PresenceState, ctx: SampleFacts): boolean | null {
   const s = ctx.sample;
@@ -81,25 +111,112 @@ function hireAt(state: PresenceState, ctx: SampleFacts, config: StandPresenceCon
   const near = ctx.registry
     .standsAt(ctx.sample.lat, ctx.sample.lon, ctx.ms, ctx.pack, config.hireEdgeM)
     .map((h) => ({ standId: h.stand.id, distanceM: h.distanceM }));
-  return { viaMeter, near };
+  return { viaMeter, acrossGap: ctx.gapBefore, afterMs: state.lastMs, near };
 }
 
+const reportedSpeed = (ctx: SampleFacts): number | null => (ctx.speedDerived ? null : ctx.speedKmh);
+
+/** The presence goes on with this sample inside the stand. */
+function inside(p: Presence, ctx: SampleFacts, gaps: readonly BridgedGap[] = p.gaps): Presence {
+  const s = ctx.sample;
+  return {
+    ...p,
+    lastInsideMs: ctx.ms,
+    lat: s.lat,
+    lon: s.lon,
+    accuracyM: s.accuracyM,
+    speedKmh: reportedSpeed(ctx),
+    outFixes: 0,
+    firstOutMs: null,
+    gaps,
+  };
+}
+
+/**
+ * Does the movement the GPS reports explain this fix outside the stand (a taxi driving off),
+ * rather than a jump of the fix (multipath)? Only a reported speed counts: one derived from
+ * the positions would explain any jump.
+ */
+function movementExplains(p: Presence, ctx: SampleFacts, config: StandPresenceConfig): boolean {
+  const now = reportedSpeed(ctx);
+  if (now === null) return false;
+  const speed = Math.max(now, p.speedKmh ?? 0);
+  if (speed <= ctx.general.movingSpeedKmh) return false;
+  const reach =
+    (speed / 3.6) * ((ctx.ms - p.lastInsideMs) / 1000) +
+    (p.accuracyM ?? 0) +
+    (ctx.sample.accuracyM ?? 0) +
+    config.exitMoveSlackM;
+  return haversineM(p.lat, p.lon, ctx.sample.lat, ctx.sample.lon) <= reach;
+}
+
+/**
+ * Which stands a taxi is at, sample by sample, reading GPS faults as faults (issue 7: a taxi
+ * first in the queue must not lose its place to its tracker):
+ * - a fix within `exitMarginM` of the area is inside;
+ * - a fix farther out whose reported accuracy reaches the margin is uncertain: it neither
+ *   continues nor ends the presence (an urban canyon wandering around a stand);
+ * - a fix clearly outside ends the presence at once when the reported movement explains it
+ *   (`movementExplains`), else only as sustained absence (`exitConfirmFixes` such fixes in a
+ *   row over `exitConfirmS`), at the last fix inside — one or two multipath fixes thrown
+ *   tens of metres at a standstill are not a departure;
+ * - a silence longer than general.maxGapS keeps the place when the taxi is found inside again,
+ *   at most `gapStillM` from where it was, within `gapKeepsPlaceS` (the silence is recorded:
+ *   the presence across it is inferred); otherwise the presence ended at the last fix inside;
+ * - no fix inside for `presenceTimeoutS` while the taxi keeps reporting ends it too.
+ * A presence that ends is in `left` with its last fix inside; entering still needs a fix inside
+ * the area itself at or below `maxEntrySpeedKmh`.
+ */
 export function trackPresence(
   state: PresenceState,
   ctx: SampleFacts,
   config: StandPresenceConfig,
 ): { state: PresenceState; signal: StandSignal } {
   const s = ctx.sample;
-  const hits = ctx.registry.standsAt(s.lat, s.lon, ctx.ms, ctx.pack, config.exitMarginM);
+  // While at a stand, look far enough to know how far out an uncertain fix is.
+  const lookM =
+    state.present.length > 0
+      ? config.exitMarginM + Math.min(s.accuracyM ?? 0, ctx.general.maxAccuracyM)
+      : config.exitMarginM;
+  const hits = ctx.registry.standsAt(s.lat, s.lon, ctx.ms, ctx.pack, lookM);
   const present: Presence[] = [];
   const entered: Presence[] = [];
   const left: Presence[] = [];
-  const stale = (p: Presence): boolean => (ctx.ms - p.lastInsideMs) / 1000 > config.presenceTimeoutS;
 
   for (const p of state.present) {
     const hit = hits.find((h) => h.stand.id === p.stand.id);
-    if (hit && !stale(p)) present.push({ ...p, lastInsideMs: ctx.ms, lat: s.lat, lon: s.lon });
-    else left.push(p);
+    const isInside = hit !== undefined && hit.distanceM <= config.exitMarginM;
+    if (ctx.gapBefore) {
+      // A silence: the place is kept if the taxi is found inside again, not moved, soon enough.
+      const fromMs = state.lastMs ?? p.lastInsideMs;
+      const still =
+        haversineM(p.lat, p.lon, s.lat, s.lon) <= Math.max(config.gapStillM, (p.accuracyM ?? 0) + (s.accuracyM ?? 0));
+      if (isInside && still && (ctx.ms - fromMs) / 1000 <= config.gapKeepsPlaceS) {
+        present.push(inside(p, ctx, [...p.gaps, { fromMs, toMs: ctx.ms }]));
+      } else left.push(p);
+      continue;
+    }
+    if (isInside) {
+      present.push(inside(p, ctx));
+      continue;
+    }
+    if ((ctx.ms - p.lastInsideMs) / 1000 > config.presenceTimeoutS) {
+      left.push(p);
+      continue;
+    }
+    if (hit !== undefined) {
+      // Uncertain: the fix's own accuracy reaches the stand.
+      present.push(p);
+      continue;
+    }
+    if (movementExplains(p, ctx, config)) {
+      left.push(p);
+      continue;
+    }
+    const firstOutMs = p.firstOutMs ?? ctx.ms;
+    const outFixes = p.outFixes + 1;
+    if (outFixes >= config.exitConfirmFixes && (ctx.ms - firstOutMs) / 1000 >= config.exitConfirmS) left.push(p);
+    else present.push({ ...p, outFixes, firstOutMs });
   }
   const slowEnough = ctx.speedKmh !== null && ctx.speedKmh <= config.maxEntrySpeedKmh;
   for (const hit of hits) {
@@ -112,6 +229,11 @@ export function trackPresence(
       lastInsideMs: ctx.ms,
       lat: s.lat,
       lon: s.lon,
+      accuracyM: s.accuracyM,
+      speedKmh: reportedSpeed(ctx),
+      outFixes: 0,
+      firstOutMs: null,
+      gaps: [],
     };
     present.push(p);
     entered.push(p);
@@ -121,6 +243,7 @@ export function trackPresence(
       present,
       lastMeter: s.meterState ?? state.lastMeter,
       lastPassengers: s.passengers ?? state.lastPassengers,
+      lastMs: ctx.ms,
     },
     signal: { present, entered, left, hire: hireAt(state, ctx, config), meterState: s.meterState },
   };
