@@ -1,6 +1,7 @@
 import { horaParadaTrip } from './hora-parada.js';
 import { RegistryBuilder } from './registry.js';
 import { site } from './sites.js';
+import { faultyStandScene } from './stand-faults.js';
 import { driving, speedLimitZone, standScene, taxiTrip } from './taxi.js';
 import { addDays, describeLocal, localDateOf, localInstantMs, pastOrdinaryDate } from './time.js';
 import { Trace } from './trace.js';
@@ -385,6 +386,93 @@ export const belemScenarios: Scenario[] = [
         taxis: [
           { key: 'x', arrive: 0 },
           { key: 'c', arrive: 60, hired: 90 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'bel-stand-multipath-near-miss',
+    ruleId: 'BEL_STAND_QUEUE_JUMP',
+    pack,
+    article: 'item 3.1',
+    expect: 'quiet',
+    summary:
+      'A, first at a ponto livre, reports two fixes 80 m off at a standstill (multipath, accuracy honest: 100 m) a minute before it is hired; B waits behind it: no jump',
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 100,
+        stand: { kind: 'livre', places: 4 },
+        until: 320,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 180 },
+          { key: 'b', arrive: 60 },
+        ],
+        faults: [{ taxi: 'a', kind: 'multipath', atS: 120, fixes: 2, metres: 80, accuracyM: 100 }],
+        subject: 'a',
+      }),
+  },
+  {
+    name: 'bel-stand-dropout-near-miss',
+    ruleId: 'BEL_STAND_QUEUE_JUMP',
+    pack,
+    article: 'item 3.1',
+    expect: 'quiet',
+    summary:
+      'A, first at a ponto livre, is silent for 3 minutes and found where it was; B pulled in behind it meanwhile; A is hired: it kept its place, no jump',
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 101,
+        stand: { kind: 'livre', places: 4 },
+        until: 440,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 300 },
+          { key: 'b', arrive: 90 },
+        ],
+        faults: [{ taxi: 'a', kind: 'dropout', fromS: 60, toS: 240 }],
+        subject: 'a',
+      }),
+  },
+  {
+    name: 'bel-stand-canyon-near-miss',
+    ruleId: 'BEL_STAND_QUEUE_JUMP',
+    pack,
+    article: 'item 3.1',
+    expect: 'quiet',
+    summary:
+      'A, first at a ponto livre, is in an urban canyon for 2 minutes (accuracy 45 m, every fix 45 m off in a turning direction); B waits behind it; A is hired: fixes whose accuracy reaches the stand do not move A out, no jump',
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 102,
+        stand: { kind: 'livre', places: 4 },
+        until: 380,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 240 },
+          { key: 'b', arrive: 60 },
+        ],
+        faults: [{ taxi: 'a', kind: 'canyon', fromS: 90, toS: 210, metres: 45, accuracyM: 45 }],
+        subject: 'a',
+      }),
+  },
+  {
+    name: 'bel-stand-simultaneous-hires-near-miss',
+    ruleId: 'BEL_STAND_QUEUE_JUMP',
+    pack,
+    article: 'item 3.1',
+    expect: 'quiet',
+    summary:
+      'Two passengers at once: C, behind A, starts its meter 10 s before A does (within stands.hireOrderToleranceS, 20 s): no jump',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 103,
+        stand: { kind: 'livre', places: 4 },
+        until: 300,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 160 },
+          { key: 'c', arrive: 60, hired: 150 },
         ],
         subject: 'c',
       }),

@@ -1,5 +1,6 @@
 import { horaParadaTrip } from './hora-parada.js';
 import type { RegistryBuilder } from './registry.js';
+import { faultyStandScene } from './stand-faults.js';
 import { driving, standScene, taxiTrip } from './taxi.js';
 import { addDays, localDateOf, pastOrdinaryDate } from './time.js';
 import { hiddenStartTrip } from './trip-start.js';
@@ -350,6 +351,119 @@ export const dfScenarios: Scenario[] = [
         taxis: [
           { key: 'x', arrive: 0 },
           { key: 'c', arrive: 60, hired: 90 },
+        ],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-stand-multipath-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'A, first in the queue, reports two fixes 200 m off at a standstill (multipath, accuracy 5 m) a minute before it is hired; B waits behind it: one or two jumped fixes are not leaving (Art. 37 m), no jump',
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 100,
+        stand: { kind: 'livre', places: 4 },
+        until: 320,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 180 },
+          { key: 'b', arrive: 60 },
+        ],
+        faults: [{ taxi: 'a', kind: 'multipath', atS: 120, fixes: 2, metres: 200, accuracyM: 5 }],
+        subject: 'a',
+      }),
+  },
+  {
+    name: 'df-stand-left-and-back',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'fires',
+    summary:
+      'Same, but A is 200 m off for three fixes over 10 s (stands.exitConfirmFixes, exitConfirmS): sustained absence, A left; back behind B and hired first, it jumped B (Art. 37 m)',
+    confidence: 'confirmed',
+    measured: { hiredVia: 'meter', queueToleranceS: 30 },
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 101,
+        stand: { kind: 'livre', places: 4 },
+        until: 320,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 180 },
+          { key: 'b', arrive: 60 },
+        ],
+        faults: [{ taxi: 'a', kind: 'multipath', atS: 120, fixes: 3, metres: 200, accuracyM: 5 }],
+        subject: 'a',
+      }),
+  },
+  {
+    name: 'df-stand-dropout-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'A, first in the queue, is silent for 3 minutes (a dropout, longer than general.maxGapS) and found where it was; B pulled in behind it meanwhile; A is hired: a taxi does not lose its place to its tracker, no jump',
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 102,
+        stand: { kind: 'livre', places: 4 },
+        until: 440,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 300 },
+          { key: 'b', arrive: 90 },
+        ],
+        faults: [{ taxi: 'a', kind: 'dropout', fromS: 60, toS: 240 }],
+        subject: 'a',
+      }),
+  },
+  {
+    name: 'df-stand-queue-jump-over-silent-taxi',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'fires',
+    summary:
+      'A waits but its tracker is silent for 3 minutes; C pulls in meanwhile and is hired after A reports again, still waiting: a jump, only suspected (A’s presence across the silence is inferred)',
+    confidence: 'suspected',
+    measured: { hiredVia: 'meter', queueToleranceS: 30 },
+    build: (ctx) =>
+      faultyStandScene(ctx, {
+        pack,
+        site: 103,
+        stand: { kind: 'livre', places: 4 },
+        until: 440,
+        taxis: [
+          { key: 'a', arrive: 0 },
+          { key: 'c', arrive: 90, hired: 300 },
+        ],
+        faults: [{ taxi: 'a', kind: 'dropout', fromS: 60, toS: 240 }],
+        subject: 'c',
+      }),
+  },
+  {
+    name: 'df-stand-simultaneous-hires-near-miss',
+    ruleId: 'DF_STAND_QUEUE_JUMP',
+    pack,
+    article: 'Art. 37',
+    expect: 'quiet',
+    summary:
+      'Two passengers at once: C, behind A, starts its meter 10 s before A does (within stands.hireOrderToleranceS, 20 s): both were boarding, no jump',
+    build: (ctx) =>
+      standScene(ctx, {
+        pack,
+        site: 104,
+        stand: { kind: 'livre', places: 4 },
+        until: 300,
+        taxis: [
+          { key: 'a', arrive: 0, hired: 160 },
+          { key: 'c', arrive: 60, hired: 150 },
         ],
         subject: 'c',
       }),
