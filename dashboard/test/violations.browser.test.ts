@@ -100,6 +100,28 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     const busRecord = await api<{ plate: string }>(sys, 'GET', `/v1/vehicles/${bus.vehicleId}`);
     busPlate = busRecord.body.plate;
     expect((await api(sys, 'POST', '/v1/stops', stop)).status).toBe(201);
+    // The bus runs under a written contract (SP Art. 10) along its route, boarding at the stop's
+    // spot as declared: the live rules have nothing of their own to say about it, so the feed
+    // holds exactly the violations this test stores.
+    const contract = await api(sys, 'POST', '/v1/contracts', {
+      id: `contract-${bus.vehicleId}`,
+      operatorId: bus.operatorId,
+      kind: 'fretamento-continuo',
+      client: 'Cliente do teste',
+      vehicleIds: [bus.vehicleId],
+      route: {
+        type: 'LineString',
+        coordinates: [
+          [route.lon, route.lat],
+          [route.lon + sampleCount * route.stepLon, route.lat],
+        ],
+      },
+      boardingPlaces: [{ id: 'bolsao-paulista', name: 'Bolsão Paulista', lat: route.lat, lon: stop.lon, radiusM: 80 }],
+      alightingPlaces: [],
+      schedule: [{ daysOfWeek: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }],
+      validFrom: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10),
+    });
+    expect(contract.status).toBe(201);
     const busSamples = Array.from({ length: sampleCount }, (_, index) => {
       const dwelling = index >= dwell.from && index <= dwell.to;
       return {
