@@ -153,13 +153,29 @@ describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: a silence of the tracker keeps t
     expect(dfJumps(asBacklogs(a, c))).toHaveLength(0);
   });
 
-  it('Art. 37 m: found 53 m from where it was after the silence (beyond gapStillM, 50 m), still inside the stand, A has left and come back: its new place is behind C (a jump)', () => {
+  it('Art. 37 m: the first fix after a 4-minute dropout is a canyon fix 40 m beyond the edge with accuracy 45 m: found at the stand, no jump', () => {
+    const fault = (t: Trace): Trace => {
+      const home = t.position;
+      const off = offset(home.lat, home.lon, 70, 0);
+      return t
+        .wait(240)
+        .moveTo(off.lat, off.lon)
+        .emit({ speedKmh: 0, accuracyM: 45 })
+        .moveTo(home.lat, home.lon)
+        .stay(10);
+    };
+    const { a, c } = headOfQueue(DF_STAND, SAO_PAULO, fault);
+    expect(dfJumps(inTimeOrder(a, c))).toHaveLength(0);
+  });
+
+  it('Art. 37 m: found 53 m from where it was after the silence (beyond gapStillM, 50 m, plus both fixes’ accuracies, 1 m each), still inside the stand, A has left and come back: its new place is behind C (a jump)', () => {
     const fault = (t: Trace): Trace => {
       const p = offset(t.position.lat, t.position.lon, 53, 90);
-      return t.wait(180).moveTo(p.lat, p.lon).emit({ speedKmh: 0 }).stay(40);
+      t.wait(5).emit({ speedKmh: 0, accuracyM: 1 });
+      return t.wait(180).moveTo(p.lat, p.lon).emit({ speedKmh: 0, accuracyM: 1 }).stay(40);
     };
-    // A waits 25 m west of the centre of the 30 m circle and is found 28 m east of it.
-    const { a, c } = headOfQueue(DF_STAND, SAO_PAULO, fault, -25);
+    // A waits 26 m west of the centre of the 30 m circle and is found 27 m east of it.
+    const { a, c } = headOfQueue(DF_STAND, SAO_PAULO, fault, -26);
     expect(dfJumps(inTimeOrder(a, c)).map((v) => v.vehicleId)).toEqual(['A']);
   });
 
@@ -220,7 +236,7 @@ describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: an urban canyon wandering around
 
 describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: two passengers at once (d)', () => {
   /** A (ahead) is hired `lagS` after C (behind): both board at once, C starting its meter first. */
-  function together(lagS: number): Telemetry[] {
+  function together(lagS: number, order: (...t: Trace[]) => Telemetry[] = inTimeOrder): Telemetry[] {
     const a = taxiAt('A', SAO_PAULO, DF_STAND, 0, -10)
       .stay(195 + lagS)
       .wait(5)
@@ -228,17 +244,20 @@ describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: two passengers at once (d)', () 
       .emit({ speedKmh: 0 })
       .drive(60, 30, 90);
     const c = hire(taxiAt('C', SAO_PAULO, DF_STAND, 60, 10).stay(135));
-    return inTimeOrder(a, c);
+    return order(a, c);
   }
 
   it('Art. 37 m: A hired 10 s or 20 s (hireOrderToleranceS) after C: boarding at the same time, no jump', () => {
     expect(dfJumps(together(10))).toHaveLength(0);
     expect(dfJumps(together(20))).toHaveLength(0);
+    // C's backlog first: its decision waits for A's data to reach 20 s past C's hire.
+    expect(dfJumps(together(10, asBacklogs))).toHaveLength(0);
   });
 
   it('Art. 37 m: A hired 30 s after C: C jumped A', () => {
     const found = dfJumps(together(30));
     expect(found.map((v) => [v.vehicleId, v.measured.jumpedOver, v.confidence])).toEqual([['C', ['A'], 'confirmed']]);
+    expect(dfJumps(together(30, asBacklogs)).map((v) => v.vehicleId)).toEqual(['C']);
     expect(found[0]?.measured.hireOrderToleranceS).toBe(20);
   });
 });

@@ -401,7 +401,7 @@ export const belemScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 100,
+        site: 120,
         stand: { kind: 'livre', places: 4 },
         until: 320,
         taxis: [
@@ -423,7 +423,7 @@ export const belemScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 101,
+        site: 121,
         stand: { kind: 'livre', places: 4 },
         until: 440,
         taxis: [
@@ -445,7 +445,7 @@ export const belemScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 102,
+        site: 122,
         stand: { kind: 'livre', places: 4 },
         until: 380,
         taxis: [
@@ -467,7 +467,7 @@ export const belemScenarios: Scenario[] = [
     build: (ctx) =>
       standScene(ctx, {
         pack,
-        site: 103,
+        site: 123,
         stand: { kind: 'livre', places: 4 },
         until: 300,
         taxis: [

@@ -366,7 +366,7 @@ export const dfScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 100,
+        site: 120,
         stand: { kind: 'livre', places: 4 },
         until: 320,
         taxis: [
@@ -390,7 +390,7 @@ export const dfScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 101,
+        site: 121,
         stand: { kind: 'livre', places: 4 },
         until: 320,
         taxis: [
@@ -412,7 +412,7 @@ export const dfScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 102,
+        site: 122,
         stand: { kind: 'livre', places: 4 },
         until: 440,
         taxis: [
@@ -436,7 +436,7 @@ export const dfScenarios: Scenario[] = [
     build: (ctx) =>
       faultyStandScene(ctx, {
         pack,
-        site: 103,
+        site: 123,
         stand: { kind: 'livre', places: 4 },
         until: 440,
         taxis: [
@@ -458,7 +458,7 @@ export const dfScenarios: Scenario[] = [
     build: (ctx) =>
       standScene(ctx, {
         pack,
-        site: 104,
+        site: 124,
         stand: { kind: 'livre', places: 4 },
         until: 300,
         taxis: [

@@ -28,12 +28,12 @@ export const standPresenceConfigSchema = z.object({
   }),
   gapKeepsPlaceS: z.number().min(0).default(900).meta({
     description:
-      'A silence longer than general.maxGapS while the taxi is at a stand (dropout, coverage gap) keeps its place, and its entry time, when it lasts at most this long (s) and the fixes on both sides are inside the stand (within exitMarginM) at most gapStillM apart: a taxi does not lose its place because its tracker lost coverage. Its presence across the silence is inferred, not measured: a queue jump over it is only suspected, and its meter inside the silence is known only when it reads the same on both sides. Beyond general.idleCloseS the engine closes the vehicle anyway.',
+      'A silence longer than general.maxGapS while the taxi is at a stand (dropout, coverage gap) keeps its place, and its entry time, when it lasts at most this long (s) and the fix after it is at the stand (within exitMarginM, or its accuracy reaching it) at most gapStillM from the last one inside: a taxi does not lose its place because its tracker lost coverage. Its presence across the silence is inferred, not measured: a queue jump over it is only suspected, and its meter inside the silence is known only when it reads the same on both sides. Beyond general.idleCloseS the engine closes the vehicle anyway.',
     interpretation: true,
   }),
   gapStillM: z.number().min(0).default(50).meta({
     description:
-      '...and the two fixes around the silence are at most this far apart (m; or their two reported accuracies together, if more): moving up the queue is not leaving, a taxi found elsewhere in a large stand has left and come back.',
+      '...and the two fixes around the silence are at most this far apart (m) plus their two reported accuracies: moving up the queue is not leaving, a taxi found elsewhere in a large stand has left and come back.',
     interpretation: true,
   }),
   presenceTimeoutS: z.number().positive().default(300).meta({

@@ -160,8 +160,8 @@ function movementExplains(p: Presence, ctx: SampleFacts, config: StandPresenceCo
  *   (`movementExplains`), else only as sustained absence (`exitConfirmFixes` such fixes in a
  *   row over `exitConfirmS`), at the last fix inside — one or two multipath fixes thrown
  *   tens of metres at a standstill are not a departure;
- * - a silence longer than general.maxGapS keeps the place when the taxi is found inside again,
- *   at most `gapStillM` from where it was, within `gapKeepsPlaceS` (the silence is recorded:
+ * - a silence longer than general.maxGapS keeps the place when the taxi is found inside again
+ *   (or uncertain), at most `gapStillM` from where it was, within `gapKeepsPlaceS` (the silence is recorded:
  *   the presence across it is inferred); otherwise the presence ended at the last fix inside;
  * - no fix inside for `presenceTimeoutS` while the taxi keeps reporting ends it too.
  * A presence that ends is in `left` with its last fix inside; entering still needs a fix inside
@@ -190,8 +190,9 @@ export function trackPresence(
       // A silence: the place is kept if the taxi is found inside again, not moved, soon enough.
       const fromMs = state.lastMs ?? p.lastInsideMs;
       const still =
-        haversineM(p.lat, p.lon, s.lat, s.lon) <= Math.max(config.gapStillM, (p.accuracyM ?? 0) + (s.accuracyM ?? 0));
-      if (isInside && still && (ctx.ms - fromMs) / 1000 <= config.gapKeepsPlaceS) {
+        haversineM(p.lat, p.lon, s.lat, s.lon) <= config.gapStillM + (p.accuracyM ?? 0) + (s.accuracyM ?? 0);
+      // Found again: inside, or uncertain (its accuracy reaches the stand: a canyon fix).
+      if (hit !== undefined && still && (ctx.ms - fromMs) / 1000 <= config.gapKeepsPlaceS) {
         present.push(inside(p, ctx, [...p.gaps, { fromMs, toMs: ctx.ms }]));
       } else left.push(p);
       continue;
