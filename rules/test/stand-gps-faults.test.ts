@@ -262,6 +262,30 @@ describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: two passengers at once (d)', () 
   });
 });
 
+describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: two passengers at once, the one ahead starting its meter after pulling out (d)', () => {
+  /** C (behind) is hired at 10:03:20; A (ahead) pulls out then, 25 m east of the area at 10:03:25, and `then`. */
+  function pullOut(then: (a: Trace) => Trace, order: (...t: Trace[]) => Telemetry[]): Telemetry[] {
+    const a = taxiAt('A', SAO_PAULO, DF_STAND, 0, -10).stay(200);
+    const out = offset(DF_STAND.lat, DF_STAND.lon, 55, 90);
+    then(a.wait(5).moveTo(out.lat, out.lon).emit({ speedKmh: 20 }));
+    const c = hire(taxiAt('C', SAO_PAULO, DF_STAND, 60, 10).stay(135));
+    return order(a, c);
+  }
+
+  it('Art. 37 m: A’s meter starts 25 m out 10 s after C’s (a hire at the stand, within hireOrderToleranceS): no jump, live or as backlogs', () => {
+    const hiredOut = (a: Trace): Trace => a.wait(5).set(hired).emit({ speedKmh: 0 }).drive(60, 30, 90);
+    expect(dfJumps(pullOut(hiredOut, inTimeOrder))).toHaveLength(0);
+    expect(dfJumps(pullOut(hiredOut, asBacklogs))).toHaveLength(0);
+  });
+
+  it('Art. 37 m: A pulls out free and drives off: C was hired ahead of it (a jump), live or as backlogs', () => {
+    const away = (a: Trace): Trace => a.drive(60, 30, 90);
+    for (const order of [inTimeOrder, asBacklogs]) {
+      expect(dfJumps(pullOut(away, order)).map((v) => [v.vehicleId, v.measured.jumpedOver])).toEqual([['C', ['A']]]);
+    }
+  });
+});
+
 describe('BEL_STAND_QUEUE_JUMP — Art. 3 XIV, Art. 58 item 3.1: GPS faults do not move the queue', () => {
   it('Art. 58 item 3.1: a multipath fix, then a 10-minute dropout while first at the ponto livre: no jump, live or as backlogs', () => {
     const { a, c } = headOfQueue(BEL_LIVRE, BELEM, (t) =>

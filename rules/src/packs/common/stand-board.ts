@@ -163,9 +163,10 @@ export class StandBoard {
     const changed = new Set<string>();
 
     for (const p of signal.left) {
-      const interval = this.open.get(openKey(vehicleId, p.stand.id));
-      if (!interval) continue;
+      // (A presence that ended earlier is repeated for a few seconds: only its lastSeen matters.)
       touched.add(p.stand.id);
+      const interval = this.open.get(openKey(vehicleId, p.stand.id));
+      if (!interval || interval.enteredMs !== p.enteredMs) continue;
       changed.add(p.stand.id);
       interval.leftMs = ms;
       this.open.delete(openKey(vehicleId, p.stand.id));
@@ -367,6 +368,19 @@ export class StandBoard {
     return (this.lastSeen.get(interval.vehicleId) ?? Number.NEGATIVE_INFINITY) >= ms;
   }
 
+  /**
+   * Has the taxi's own data reached `ms`? Leaving is not enough: its meter started at the edge
+   * just after leaving is a hire at the stand (the hire order). Past `hireAfterLeavingS` after
+   * its last fix inside nothing it does is, so for a taxi that has left its data need reach no
+   * further (the presence tracker repeats a departed presence that long, so the board sees it).
+   */
+  private reported(interval: Interval, ms: number): boolean {
+    if (interval.lastInsideMs >= ms) return true;
+    const needMs =
+      interval.leftMs === null ? ms : Math.min(ms, interval.lastInsideMs + this.config.hireAfterLeavingS * 1000);
+    return (this.lastSeen.get(interval.vehicleId) ?? Number.NEGATIVE_INFINITY) >= needMs;
+  }
+
   private others(c: StandCase): Interval[] {
     const bound = c.kind === 'jump' ? c.atMs : c.sinceMs;
     return (this.byStand.get(c.subject.stand.id) ?? [])
@@ -381,8 +395,10 @@ export class StandBoard {
     if (waitedMs < delayMs) return false;
     if (waitedMs >= delayMs + this.config.presenceTimeoutS * 1000) return true;
     if (c.kind === 'overflow' && !this.known(c.subject, c.atMs)) return false;
-    const reachMs = c.kind === 'jump' ? c.atMs + this.config.hireOrderToleranceS * 1000 : c.atMs;
-    return this.others(c).every((i) => this.known(i, reachMs));
+    if (c.kind === 'overflow') return this.others(c).every((i) => this.known(i, c.atMs));
+    const reachMs = c.atMs + this.config.hireOrderToleranceS * 1000;
+    // Only a taxi there at the instant can be jumped: its hire order must be known too.
+    return this.others(c).every((i) => this.known(i, c.atMs) && (i.lastInsideMs < c.atMs || this.reported(i, reachMs)));
   }
 
   /** Has a pending decision at one of these stands waited `decisionDelayS` (by the watermark)? */
@@ -460,11 +476,14 @@ export class StandBoard {
    * not yet known), and does its presence rest on a bridged silence?
    */
   private queueSnapshot(interval: Interval, atMs: number): StandMemberSnapshot {
+    const snapshot = this.snapshot(interval, atMs, false);
+    if (!snapshot.presentAtT) return snapshot;
     const untilMs = atMs + this.config.hireOrderToleranceS * 1000;
-    const sameTime = interval.hires.some((h) => h.atMs > atMs && h.fromMs <= untilMs) || !this.known(interval, untilMs);
+    const sameTime =
+      interval.hires.some((h) => h.atMs > atMs && h.fromMs <= untilMs) || !this.reported(interval, untilMs);
     const inferred = interval.gaps.some((g) => g.fromMs < atMs);
     return {
-      ...this.snapshot(interval, atMs, false),
+      ...snapshot,
       ...(sameTime ? { hiredAtSameTime: true } : {}),
       ...(inferred ? { inferred: true } : {}),
     };

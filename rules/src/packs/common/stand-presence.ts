@@ -56,7 +56,12 @@ export interface Presence {
 export interface StandSignal {
   readonly present: readonly Presence[];
   readonly entered: readonly Presence[];
-  /** Presences that ended at or before this sample, with the instant the taxi was last seen inside. */
+  /**
+   * Presences that ended at or before this sample, with the instant the taxi was last seen
+   * inside. Repeated on the taxi's samples until one is more than `hireAfterLeavingS` past that
+   * instant (that one included), so the stand board follows what it does just after leaving (a
+   * meter started at the edge: a hire at the stand, and the hire order of the others).
+   */
   readonly left: readonly Presence[];
   /**
    * The meter went to hired (or a passenger boarded with no meter data) at this sample, with the
@@ -79,6 +84,8 @@ export interface PresenceState {
   readonly lastPassengers: number | null;
   /** The vehicle's previous sample (any position), ms. */
   readonly lastMs: number | null;
+  /** Presences that ended less than `hireAfterLeavingS` before the previous sample (see `left`). */
+  readonly departed: readonly Presence[];
 }
 
 export const initialPresenceState: PresenceState = {
@@ -86,6 +93,7 @@ export const initialPresenceState: PresenceState = {
   lastMeter: null,
   lastPassengers: null,
   lastMs: null,
+  departed: [],
 };
 
 function hireVia(state: PresenceState, ctx: SampleFacts): boolean | null {
@@ -181,7 +189,10 @@ export function trackPresence(
   const hits = ctx.registry.standsAt(s.lat, s.lon, ctx.ms, ctx.pack, lookM);
   const present: Presence[] = [];
   const entered: Presence[] = [];
-  const left: Presence[] = [];
+  // Still followed just after leaving (a departed presence is not re-entered by this: a new
+  // presence at the same stand has its own entry time).
+  const afterMs = config.hireAfterLeavingS * 1000;
+  const left: Presence[] = state.departed.filter((p) => !state.present.some((q) => q.stand.id === p.stand.id));
 
   for (const p of state.present) {
     const hit = hits.find((h) => h.stand.id === p.stand.id);
@@ -245,6 +256,7 @@ export function trackPresence(
       lastMeter: s.meterState ?? state.lastMeter,
       lastPassengers: s.passengers ?? state.lastPassengers,
       lastMs: ctx.ms,
+      departed: left.filter((p) => ctx.ms - p.lastInsideMs <= afterMs),
     },
     signal: { present, entered, left, hire: hireAt(state, ctx, config), meterState: s.meterState },
   };
