@@ -168,6 +168,32 @@ describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: a silence of the tracker keeps t
     expect(dfJumps(inTimeOrder(a, c))).toHaveLength(0);
   });
 
+  it('Art. 37 m: a taxi first seen at the stand after a 3-minute silence may have arrived when it went silent: hired ahead of a taxi that arrived during the silence, no jump; one that arrived before the silence was jumped', () => {
+    // H drives towards the stand and goes silent 300 m away at 10:00; it is next seen waiting at 10:03.
+    const start = offset(DF_STAND.lat, DF_STAND.lon, 300, 270);
+    const h = new Trace({
+      at: at(SAO_PAULO, '2026-03-04', '10:00:00'),
+      lat: start.lat,
+      lon: start.lon,
+      fields: { vehicleId: 'C', deviceId: 'dev-C', ...free },
+    }).emit({ speedKmh: 30 });
+    const spot = offset(DF_STAND.lat, DF_STAND.lon, 10, 90);
+    hire(h.wait(180).moveTo(spot.lat, spot.lon).emit({ speedKmh: 0 }).stay(60));
+    const during = taxiAt('A', SAO_PAULO, DF_STAND, 60, -10).stay(600);
+    expect(dfJumps(inTimeOrder(during, h))).toHaveLength(0);
+    const h2 = new Trace({
+      at: at(SAO_PAULO, '2026-03-04', '10:00:00'),
+      lat: start.lat,
+      lon: start.lon,
+      fields: { vehicleId: 'C', deviceId: 'dev-C', ...free },
+    }).emit({ speedKmh: 30 });
+    hire(h2.wait(180).moveTo(spot.lat, spot.lon).emit({ speedKmh: 0 }).stay(60));
+    const before = taxiAt('A', SAO_PAULO, DF_STAND, -40, -10).stay(600);
+    const found = dfJumps(inTimeOrder(before, h2));
+    expect(found.map((v) => [v.vehicleId, v.measured.jumpedOver])).toEqual([['C', ['A']]]);
+    expect(found[0]?.measured.hiredTaxiArrivalHiddenSince).toBe(at(SAO_PAULO, '2026-03-04', '10:00:00').toISOString());
+  });
+
   it('Art. 37 m: found 53 m from where it was after the silence (beyond gapStillM, 50 m, plus both fixes’ accuracies, 1 m each), still inside the stand, A has left and come back: its new place is behind C (a jump)', () => {
     const fault = (t: Trace): Trace => {
       const p = offset(t.position.lat, t.position.lon, 53, 90);
@@ -262,26 +288,33 @@ describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: two passengers at once (d)', () 
   });
 });
 
-describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: two passengers at once, the one ahead starting its meter after pulling out (d)', () => {
-  /** C (behind) is hired at 10:03:20; A (ahead) pulls out then, 25 m east of the area at 10:03:25, and `then`. */
-  function pullOut(then: (a: Trace) => Trace, order: (...t: Trace[]) => Telemetry[]): Telemetry[] {
-    const a = taxiAt('A', SAO_PAULO, DF_STAND, 0, -10).stay(200);
+describe('DF_STAND_QUEUE_JUMP — Art. 37 m, n: the taxi ahead boarding or leaving at the same time (d)', () => {
+  /** C (behind) is hired at 10:03:20; A (ahead) pulls out `afterS` later, to 25 m east of the area, and `then`. */
+  function pullOut(afterS: number, then: (a: Trace) => Trace, order: (...t: Trace[]) => Telemetry[]): Telemetry[] {
+    const a = taxiAt('A', SAO_PAULO, DF_STAND, 0, -10).stay(195 + afterS);
     const out = offset(DF_STAND.lat, DF_STAND.lon, 55, 90);
     then(a.wait(5).moveTo(out.lat, out.lon).emit({ speedKmh: 20 }));
     const c = hire(taxiAt('C', SAO_PAULO, DF_STAND, 60, 10).stay(135));
     return order(a, c);
   }
+  const hiredOut = (a: Trace): Trace => a.wait(5).set(hired).emit({ speedKmh: 0 }).drive(60, 30, 90);
+  const away = (a: Trace): Trace => a.drive(60, 30, 90);
 
-  it('Art. 37 m: A’s meter starts 25 m out 10 s after C’s (a hire at the stand, within hireOrderToleranceS): no jump, live or as backlogs', () => {
-    const hiredOut = (a: Trace): Trace => a.wait(5).set(hired).emit({ speedKmh: 0 }).drive(60, 30, 90);
-    expect(dfJumps(pullOut(hiredOut, inTimeOrder))).toHaveLength(0);
-    expect(dfJumps(pullOut(hiredOut, asBacklogs))).toHaveLength(0);
+  it('Art. 37 m: A pulls out as C is hired and starts its meter 25 m out 10 s after C (a hire at the stand, within hireOrderToleranceS): no jump, live or as backlogs', () => {
+    expect(dfJumps(pullOut(5, hiredOut, inTimeOrder))).toHaveLength(0);
+    expect(dfJumps(pullOut(5, hiredOut, asBacklogs))).toHaveLength(0);
   });
 
-  it('Art. 37 m: A pulls out free and drives off: C was hired ahead of it (a jump), live or as backlogs', () => {
-    const away = (a: Trace): Trace => a.drive(60, 30, 90);
+  it('Art. 37 m: A pulls out free 5 s after C’s hire (leaving at the same time; device clocks differ by seconds): no jump, live or as backlogs', () => {
+    expect(dfJumps(pullOut(5, away, inTimeOrder))).toHaveLength(0);
+    expect(dfJumps(pullOut(5, away, asBacklogs))).toHaveLength(0);
+  });
+
+  it('Art. 37 m: A still waits 25 s after C’s hire (beyond hireOrderToleranceS, 20 s), then leaves free: C jumped it, live or as backlogs', () => {
     for (const order of [inTimeOrder, asBacklogs]) {
-      expect(dfJumps(pullOut(away, order)).map((v) => [v.vehicleId, v.measured.jumpedOver])).toEqual([['C', ['A']]]);
+      expect(dfJumps(pullOut(25, away, order)).map((v) => [v.vehicleId, v.measured.jumpedOver])).toEqual([
+        ['C', ['A']],
+      ]);
     }
   });
 });

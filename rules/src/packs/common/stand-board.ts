@@ -30,6 +30,8 @@ interface Interval {
   /** One of the stand's queue (at a ponto fixo: a holder). */
   readonly entitled: boolean;
   readonly enteredMs: number;
+  /** It may have arrived as early as this (first seen there after a silence). */
+  readonly enteredFromMs: number;
   lastInsideMs: number;
   leftMs: number | null;
   lat: number;
@@ -182,6 +184,7 @@ export class StandBoard {
           stand: p.stand,
           entitled: p.entitled,
           enteredMs: p.enteredMs,
+          enteredFromMs: p.enteredFromMs,
           lastInsideMs: p.lastInsideMs,
           leftMs: null,
           lat: p.lat,
@@ -471,20 +474,22 @@ export class StandBoard {
   }
 
   /**
-   * A queue member as a queue-jump decision at `atMs` sees it: was it hired itself at the same
-   * time (within hireOrderToleranceS after, a silence that may hide such a hire included, or
-   * not yet known), and does its presence rest on a bridged silence?
+   * A queue member as a queue-jump decision at `atMs` sees it: was it itself hired, or gone from
+   * the stand, at the same time (within hireOrderToleranceS after: a silence that may hide such
+   * a hire included; or not yet known), and does its presence rest on a bridged silence?
    */
   private queueSnapshot(interval: Interval, atMs: number): StandMemberSnapshot {
     const snapshot = this.snapshot(interval, atMs, false);
     if (!snapshot.presentAtT) return snapshot;
     const untilMs = atMs + this.config.hireOrderToleranceS * 1000;
     const sameTime =
-      interval.hires.some((h) => h.atMs > atMs && h.fromMs <= untilMs) || !this.reported(interval, untilMs);
+      !this.reported(interval, untilMs) ||
+      interval.lastInsideMs < untilMs ||
+      interval.hires.some((h) => h.atMs > atMs && h.fromMs <= untilMs);
     const inferred = interval.gaps.some((g) => g.fromMs < atMs);
     return {
       ...snapshot,
-      ...(sameTime ? { hiredAtSameTime: true } : {}),
+      ...(sameTime ? { hiredOrLeftAtSameTime: true } : {}),
       ...(inferred ? { inferred: true } : {}),
     };
   }
@@ -493,7 +498,7 @@ export class StandBoard {
     const hired = c.subject;
     const snapshots = this.others(c).map((i) => this.queueSnapshot(i, c.atMs));
     const decision = decideQueueJump(
-      { enteredMs: hired.enteredMs, viaMeter: c.viaMeter, acrossGap: c.acrossGap },
+      { enteredMs: hired.enteredFromMs, viaMeter: c.viaMeter, acrossGap: c.acrossGap },
       snapshots,
       this.config.queueToleranceS,
     );
@@ -513,6 +518,9 @@ export class StandBoard {
         hiredVia: c.viaMeter ? 'meter' : 'passenger-count',
         ...(c.acrossGap ? { hireSeenAcrossSilence: true } : {}),
         hiredTaxiEnteredAt: new Date(hired.enteredMs).toISOString(),
+        ...(hired.enteredFromMs < hired.enteredMs
+          ? { hiredTaxiArrivalHiddenSince: new Date(hired.enteredFromMs).toISOString() }
+          : {}),
         standKind: hired.stand.kind,
         jumpedOver: decision.jumpedOver.map((o) => o.vehicleId),
         longestWaitS: Math.round(Math.max(...decision.jumpedOver.map((o) => (c.atMs - o.enteredMs) / 1000))),

@@ -52,7 +52,7 @@ export const standPresenceConfigSchema = z.object({
   }),
   hireOrderToleranceS: z.number().min(0).default(20).meta({
     description:
-      'Queue jump: a taxi of the queue that is itself hired at most this long (s) after the one judged (or whose silence may hide such a hire) was boarding at the same time: two passengers at once, the taxi behind starting its meter a few seconds first (device clocks differ by seconds too). It is not jumped.',
+      'Queue jump: a taxi of the queue that is itself hired, or gone from the stand, at most this long (s) after the one judged (or whose silence may hide such a hire) was boarding, or leaving, at the same time: two passengers at once, the taxi behind starting its meter a few seconds first; the head of the queue pulling out as the next one takes a passenger (device clocks differ by seconds too). It is not jumped.',
     interpretation: true,
   }),
   hireEdgeM: z.number().min(0).default(30).meta({

@@ -37,6 +37,12 @@ export interface Presence {
   /** Is the taxi one of the stand's queue (entitledTo)? */
   readonly entitled: boolean;
   readonly enteredMs: number;
+  /**
+   * The taxi may have arrived as early as this: its previous sample, when it is first seen at
+   * the stand after a silence longer than general.maxGapS (the silence hid its arrival); else
+   * `enteredMs`.
+   */
+  readonly enteredFromMs: number;
   /** Last sample inside the area (or within the exit margin). */
   readonly lastInsideMs: number;
   /** Position of that sample. */
@@ -169,8 +175,11 @@ function movementExplains(p: Presence, ctx: SampleFacts, config: StandPresenceCo
  *   row over `exitConfirmS`), at the last fix inside — one or two multipath fixes thrown
  *   tens of metres at a standstill are not a departure;
  * - a silence longer than general.maxGapS keeps the place when the taxi is found inside again
- *   (or uncertain), at most `gapStillM` from where it was, within `gapKeepsPlaceS` (the silence is recorded:
- *   the presence across it is inferred); otherwise the presence ended at the last fix inside;
+ *   (or uncertain), at most `gapStillM` from where it was, within `gapKeepsPlaceS` (the silence is
+ *   recorded: the presence across it is inferred); found elsewhere, it has left at the last fix
+ *   inside; a fix outside after it is judged as above (a multipath fix as the silence ends);
+ *   a taxi first seen at a stand just after a silence may have arrived as early as its
+ *   previous sample (`enteredFromMs`);
  * - no fix inside for `presenceTimeoutS` while the taxi keeps reporting ends it too.
  * A presence that ends is in `left` with its last fix inside; entering still needs a fix inside
  * the area itself at or below `maxEntrySpeedKmh`.
@@ -194,32 +203,44 @@ export function trackPresence(
   const afterMs = config.hireAfterLeavingS * 1000;
   const left: Presence[] = state.departed.filter((p) => !state.present.some((q) => q.stand.id === p.stand.id));
 
-  for (const p of state.present) {
+  for (const before of state.present) {
+    let p = before;
     const hit = hits.find((h) => h.stand.id === p.stand.id);
     const isInside = hit !== undefined && hit.distanceM <= config.exitMarginM;
     if (ctx.gapBefore) {
-      // A silence: the place is kept if the taxi is found inside again, not moved, soon enough.
+      // A silence: the place is kept if the taxi is found again, not moved, soon enough.
       const fromMs = state.lastMs ?? p.lastInsideMs;
-      const still =
-        haversineM(p.lat, p.lon, s.lat, s.lon) <= config.gapStillM + (p.accuracyM ?? 0) + (s.accuracyM ?? 0);
-      // Found again: inside, or uncertain (its accuracy reaches the stand: a canyon fix).
-      if (hit !== undefined && still && (ctx.ms - fromMs) / 1000 <= config.gapKeepsPlaceS) {
-        present.push(inside(p, ctx, [...p.gaps, { fromMs, toMs: ctx.ms }]));
-      } else left.push(p);
-      continue;
-    }
-    if (isInside) {
+      if ((ctx.ms - fromMs) / 1000 > config.gapKeepsPlaceS) {
+        left.push(p);
+        continue;
+      }
+      const gaps = [...p.gaps, { fromMs, toMs: ctx.ms }];
+      if (hit !== undefined) {
+        // Found again: inside, or uncertain (its accuracy reaches the stand: a canyon fix).
+        const still =
+          haversineM(p.lat, p.lon, s.lat, s.lon) <= config.gapStillM + (p.accuracyM ?? 0) + (s.accuracyM ?? 0);
+        if (still) present.push(inside(p, ctx, gaps));
+        else left.push(p);
+        continue;
+      }
+      // Outside: judged as any fix outside (a multipath fix just after the silence is not a
+      // departure), the place across the silence kept meanwhile.
+      p = { ...p, gaps };
+    } else if (isInside) {
       present.push(inside(p, ctx));
       continue;
-    }
-    if ((ctx.ms - p.lastInsideMs) / 1000 > config.presenceTimeoutS) {
-      left.push(p);
-      continue;
-    }
-    if (hit !== undefined) {
-      // Uncertain: the fix's own accuracy reaches the stand.
-      present.push(p);
-      continue;
+    } else {
+      const lastGap = p.gaps[p.gaps.length - 1];
+      const sinceMs = Math.max(p.lastInsideMs, lastGap?.toMs ?? Number.NEGATIVE_INFINITY);
+      if ((ctx.ms - sinceMs) / 1000 > config.presenceTimeoutS) {
+        left.push(p);
+        continue;
+      }
+      if (hit !== undefined) {
+        // Uncertain: the fix's own accuracy reaches the stand.
+        present.push(p);
+        continue;
+      }
     }
     if (movementExplains(p, ctx, config)) {
       left.push(p);
@@ -238,6 +259,7 @@ export function trackPresence(
       stand: hit.stand,
       entitled: entitledTo(hit.stand, ctx.vehicle, s.vehicleId),
       enteredMs: ctx.ms,
+      enteredFromMs: ctx.gapBefore && state.lastMs !== null ? state.lastMs : ctx.ms,
       lastInsideMs: ctx.ms,
       lat: s.lat,
       lon: s.lon,

@@ -23,18 +23,22 @@ export interface StandMemberSnapshot {
   /** Overflow: since when it has been waiting (free and stopped at the stand) at the instant; null: not waiting. */
   readonly waitingSinceMs?: number | null;
   /**
-   * Queue jump: was it itself hired within `stands.hireOrderToleranceS` after the instant (or
-   * may a silence of its tracker hide such a hire, or has its data not yet reached that far)?
-   * Then it was boarding at the same time: not jumped. Default false.
+   * Queue jump: was it itself hired, or gone from the stand, within
+   * `stands.hireOrderToleranceS` after the instant (or may a silence of its tracker hide such a
+   * hire, or has its data not yet reached that far)? Then it was boarding, or leaving, at the
+   * same time: not jumped. Default false.
    */
-  readonly hiredAtSameTime?: boolean;
+  readonly hiredOrLeftAtSameTime?: boolean;
   /** Does its presence at the instant rest on a silence of its tracker bridged at the stand? Default false. */
   readonly inferred?: boolean;
 }
 
 /** A taxi of the queue waiting for a passenger: meter free, or unknown (then only a suspicion). */
 const waitingForHire = (m: StandMemberSnapshot): boolean =>
-  m.inQueue !== false && m.presentAtT && m.hiredAtSameTime !== true && (m.meterAtT === 'free' || m.meterAtT === null);
+  m.inQueue !== false &&
+  m.presentAtT &&
+  m.hiredOrLeftAtSameTime !== true &&
+  (m.meterAtT === 'free' || m.meterAtT === null);
 
 export interface QueueJumpDecision {
   readonly jumpedOver: readonly StandMemberSnapshot[];
@@ -44,8 +48,8 @@ export interface QueueJumpDecision {
 /**
  * DF Art. 37 m, n / Belém Art. 3 XIV, Art. 58 item 3.1: taxi H was hired at the stand at instant
  * t while a taxi of the queue (at a *ponto fixo*: a holder) that had entered at least
- * `toleranceS` before H was still there and free, and was not itself hired at the same time
- * (`hiredAtSameTime`). A taxi outside the queue is never jumped. Confirmed only when every
+ * `toleranceS` before H (as early as H may have arrived) was still there and free, and was
+ * not itself hired, nor gone, at the same time (`hiredOrLeftAtSameTime`). A taxi outside the queue is never jumped. Confirmed only when every
  * input was measured: the hire seen on the meter (not across a silence of H's tracker) and a
  * jumped taxi whose meter read free and whose presence rests on no bridged silence.
  */
@@ -101,7 +105,7 @@ export function snapshotValue(members: readonly StandMemberSnapshot[], atMs: num
       present: m.presentAtT,
       ...(m.inQueue === false ? { inQueue: false } : {}),
       ...(m.inferred === true ? { presenceAcrossSilence: true } : {}),
-      ...(m.hiredAtSameTime === true ? { hiredAtSameTime: true } : {}),
+      ...(m.hiredOrLeftAtSameTime === true ? { hiredOrLeftAtSameTime: true } : {}),
       ...(m.waitingSinceMs !== undefined
         ? { waitingSince: m.waitingSinceMs === null ? null : new Date(m.waitingSinceMs).toISOString() }
         : {}),
