@@ -8,8 +8,11 @@ import { dfGroupPenalty } from '../penalty.js';
  * by the stand board across taxis (packs/common/stand-board.ts, stand-queue.ts): a taxi is hired
  * **inside the stand area** (or within `stands.hireEdgeM` of it while still there or at most
  * `stands.hireAfterLeavingS` after leaving) while another taxi of the queue that entered ≥ 30 s
- * before it is still there and free. A taxi that leaves the stand free and is hailed farther
- * away answered a hail, which Art. 37 e obliges: not a jump. Only taxis entitled to the stand
+ * before it is still there and free, and is not itself hired or gone within
+ * `stands.hireOrderToleranceS` (two passengers at once; pulling out). A taxi that leaves the
+ * stand free and is hailed farther away answered a hail, which Art. 37 e obliges: not a jump.
+ * Presence reads GPS faults as faults (stand-presence.ts): multipath fixes, dropouts and canyon
+ * wander do not cost a taxi its place; what rests on a silence is only suspected. Only taxis entitled to the stand
  * (at a reserved stand, its holders) form its queue. Evidence is the queue snapshot.
  */
 export const dfStandQueueJumpRule: RuleMeta<DfConfig> = {
