@@ -132,8 +132,8 @@ export interface StandOptions {
   subject: string;
   /**
    * Last second reported (default 240). A stand decision about instant t is taken once the
-   * pack's telemetry has reached t + 120 s (`stands.decisionDelayS`), so a scene reports at least
-   * that long after its hire: otherwise a near miss would be quiet only for want of a decision.
+   * pack's telemetry has reached t + 120 s (`stands.decisionDelayS`), and a hire is seen on the
+   * first sample after it (5 s later), so a scene reports at least 125 s after its hire: otherwise a near miss would be quiet only for want of a decision.
    */
   until?: number;
 }
@@ -164,8 +164,9 @@ export function standScene(ctx: BuildContext, o: StandOptions): ScenarioPlan {
   const until = o.until ?? 240;
   for (const x of o.taxis) {
     const decidedAt = x.hail ? (x.leave ?? 0) + x.hail.afterS : x.hired;
-    if (decidedAt !== undefined && until < decidedAt + 120)
-      throw new Error(`${x.key}: report until ≥ ${decidedAt + 120}`);
+    // The hire is seen on the first sample after it (5 s later), the decision 120 s after that.
+    if (decidedAt !== undefined && until < decidedAt + 125)
+      throw new Error(`${x.key}: report until ≥ ${decidedAt + 125}`);
   }
   const traces = o.taxis.map((x, i) => {
     const v = vehicles.get(x.key);
