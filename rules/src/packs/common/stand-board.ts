@@ -468,6 +468,7 @@ export class StandBoard {
       enteredMs: interval.enteredMs,
       presentAtT: interval.enteredMs <= ms && interval.lastInsideMs >= ms,
       meterAtT: meterAt(interval, ms),
+      lastInsideMs: interval.lastInsideMs,
       ...(interval.entitled ? {} : { inQueue: false }),
       ...(withWaiting ? { waitingSinceMs: waitingSince(interval, ms) } : {}),
     };
@@ -529,6 +530,7 @@ export class StandBoard {
         queueSnapshot: snapshotValue(
           [...snapshots, { ...this.snapshot(hired, c.atMs, false), presentAtT: true }],
           c.atMs,
+          this.config.presenceTimeoutS * 1000,
         ),
       },
       confidence: decision.confidence,
@@ -568,6 +570,7 @@ export class StandBoard {
         queueSnapshot: snapshotValue(
           [...snapshots, { ...this.snapshot(entrant, c.atMs, true), presentAtT: true }],
           c.atMs,
+          this.config.presenceTimeoutS * 1000,
         ),
       },
       confidence: decision.confidence,

@@ -18,6 +18,8 @@ export interface StandMemberSnapshot {
   readonly presentAtT: boolean;
   /** Its meter at the instant (null: no meter data). */
   readonly meterAtT: MeterState | null;
+  /** Its last sample inside the stand (evidence only: how long ago a taxi gone by the instant left). */
+  readonly lastInsideMs?: number;
   /** Is it one of the stand's queue (at a *ponto fixo*, a holder)? Default true. */
   readonly inQueue?: boolean;
   /** Overflow: since when it has been waiting (free and stopped at the stand) at the instant; null: not waiting. */
@@ -94,8 +96,15 @@ export function decideOverflow(
   return { ahead, confidence: certain ? 'confirmed' : 'suspected' };
 }
 
-export function snapshotValue(members: readonly StandMemberSnapshot[], atMs: number): MeasuredValue {
-  return [...members]
+/**
+ * The queue as evidence: the taxis at the stand at the decision instant, first in line first,
+ * and those that left it within `recentMs` before (shown as not present). The board remembers a
+ * stand's presences for the whole backlog horizon (late data may still concern them); older ones
+ * decided nothing and would only bury the queue in a day's history.
+ */
+export function snapshotValue(members: readonly StandMemberSnapshot[], atMs: number, recentMs: number): MeasuredValue {
+  return members
+    .filter((m) => m.presentAtT || m.lastInsideMs === undefined || atMs - m.lastInsideMs <= recentMs)
     .sort((a, b) => a.enteredMs - b.enteredMs || (a.vehicleId < b.vehicleId ? -1 : 1))
     .map((m) => ({
       vehicleId: m.vehicleId,
