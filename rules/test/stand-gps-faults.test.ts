@@ -5,6 +5,7 @@ import { createInMemoryRegistry } from '../src/registry/in-memory-registry.js';
 import type { Violation } from '../src/violations/violation.js';
 import { latest, run } from './helpers/events.js';
 import { baseOperators, square, taxi } from './helpers/fixtures.js';
+import { BEL_LIVRE, DF_STAND, dfStandEngine } from './helpers/stands.js';
 import { at, BELEM, offset, SAO_PAULO, Trace } from './helpers/trace.js';
 
 /**
@@ -15,28 +16,7 @@ import { at, BELEM, offset, SAO_PAULO, Trace } from './helpers/trace.js';
  * around the stand; (d) two passengers at once, the taxi behind starting its meter first.
  */
 
-const DF_STAND = { lat: -15.7975, lon: -47.8919 };
-const BEL_LIVRE = { lat: -1.451, lon: -48.487 };
-
-function dfEngine(): RuleEngine {
-  return createRuleEngine({
-    registry: createInMemoryRegistry({
-      operators: baseOperators,
-      vehicles: ['A', 'C'].map((id) => taxi(id, 'df-taxi')),
-      stands: [
-        {
-          id: 'ST-1',
-          pack: 'df-taxi',
-          name: 'Ponto Setor Hoteleiro Sul',
-          geometry: { type: 'Point', coordinates: [DF_STAND.lon, DF_STAND.lat] },
-          radiusM: 30,
-          places: 4,
-          kind: 'livre',
-        },
-      ],
-    }),
-  });
-}
+const dfEngine = (): RuleEngine => dfStandEngine(['A', 'C']);
 
 function belemEngine(): RuleEngine {
   return createRuleEngine({
