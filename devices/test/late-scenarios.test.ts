@@ -1,8 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestSystem, type TestSystem } from '../../api/test/support.js';
+import type { TestSystem } from '../../api/test/support.js';
 import { scenarios } from '../src/scenarios/index.js';
 import {
   comparableViolations,
@@ -14,6 +11,7 @@ import {
   type ScenarioRun,
   sendTelemetry,
 } from '../src/scenarios/runner.js';
+import { startScenarioSystem } from './scenario-system.js';
 
 /**
  * RULES.md "Late and buffered data" / issue 7 acceptance: every scenario of
@@ -31,30 +29,14 @@ const LATE_MINUTES = 30;
 describe('judgement in event time: every scenario, live and 30 minutes late, through the HTTP ingest', () => {
   let sys: TestSystem;
   let opts: RunOptions;
-  let configDir: string;
+  let stop: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    configDir = await mkdtemp(join(tmpdir(), 'vigia-late-'));
-    const rulesConfig = join(configDir, 'rules.json');
-    // As devices/test/scenarios.test.ts: the tariff tables a regulator configures.
-    await writeFile(
-      rulesConfig,
-      JSON.stringify({
-        'df-taxi': { tariff: { kmB1Ut: 1, waitingHourUt: 10 } },
-        'belem-taxi': { tariff: { bandeiradaCents: 600, kmB1Cents: 400, kmB2Cents: 600, waitingHourCents: 3000 } },
-      }),
-    );
-    sys = await startTestSystem('pglite', {
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      RULES_CONFIG_FILE: rulesConfig,
-    });
-    const ut = await api(sys, 'POST', '/v1/unit-values', { unit: 'UT', valueBrl: 3, validFrom: '2020-01-01' });
-    expect(ut.status).toBe(201);
+    ({ sys, stop } = await startScenarioSystem());
     opts = { apiUrl: sys.url, token: sys.adminToken };
   });
   afterAll(async () => {
-    await sys?.stop();
-    await rm(configDir, { recursive: true, force: true });
+    await stop();
   });
 
   it('RULES.md "Late and buffered data": a scenario replayed 30 minutes late raises exactly what it raises live, for every scenario', async () => {

@@ -1,11 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestSystem, type TestSystem } from '../../api/test/support.js';
+import { api, type TestSystem } from '../../api/test/support.js';
 import { scenarios } from '../src/scenarios/index.js';
 import { awaitOutcome, playScenario, type RunOptions, type ViolationView } from '../src/scenarios/runner.js';
 import type { Scenario } from '../src/scenarios/types.js';
+import { startScenarioSystem } from './scenario-system.js';
 
 /**
  * Every regulatory scenario through the real HTTP ingest: the registry created through the API
@@ -16,34 +14,16 @@ import type { Scenario } from '../src/scenarios/types.js';
 describe('regulatory scenarios through the HTTP ingest', () => {
   let sys: TestSystem;
   let opts: RunOptions;
-  let configDir: string;
+  let stop: () => Promise<void> = async () => {};
   const latencies: string[] = [];
 
   beforeAll(async () => {
-    // The tariff tables are decree data the packs ship without (rules/README.md): configured here
-    // as a regulator would, so the overcharge rules are judged too.
-    configDir = await mkdtemp(join(tmpdir(), 'vigia-scenarios-'));
-    const rulesConfig = join(configDir, 'rules.json');
-    await writeFile(
-      rulesConfig,
-      JSON.stringify({
-        'df-taxi': { tariff: { kmB1Ut: 1, waitingHourUt: 10 } },
-        'belem-taxi': { tariff: { bandeiradaCents: 600, kmB1Cents: 400, kmB2Cents: 600, waitingHourCents: 3000 } },
-      }),
-    );
-    sys = await startTestSystem('pglite', {
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      RULES_CONFIG_FILE: rulesConfig,
-    });
-    // The DF tariff is stated in UT (Unidade Taximétrica): its BRL value is registry data.
-    const ut = await api(sys, 'POST', '/v1/unit-values', { unit: 'UT', valueBrl: 3, validFrom: '2020-01-01' });
-    expect(ut.status).toBe(201);
+    ({ sys, stop } = await startScenarioSystem());
     opts = { apiUrl: sys.url, token: sys.adminToken, registryReloadMs: 800 };
   });
   afterAll(async () => {
     if (latencies.length > 0) console.log(`scenario latencies:\n${latencies.join('\n')}`);
-    await sys?.stop();
-    await rm(configDir, { recursive: true, force: true });
+    await stop();
   });
 
   const title = (s: Scenario) =>
