@@ -450,7 +450,7 @@ export class RuleEngine {
   private materialize(runtime: PackRuntime, f: Finding, defaultVehicleId: string, detectedAt: Date): ViolationEvent[] {
     const vehicleId = f.vehicleId ?? defaultVehicleId;
     const v = this.vehicles.get(vehicleId);
-    const key = `${runtime.pack}:${f.ruleId}:${vehicleId}:${f.eventId}`;
+    const key = this.keyOf(runtime, f, defaultVehicleId);
     const open = v?.open.get(key);
 
     if (f.phase === 'withdrawn') {
