@@ -1,4 +1,4 @@
-import { AppError, authenticate, type TokenResolver } from '@vigia/core';
+import { AppError, principalOf, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -24,8 +24,8 @@ export async function registerDispatchRoutes(
   app: FastifyInstance,
   deps: { db: Database; rules: RulePipeline; resolveToken: TokenResolver },
 ): Promise<void> {
-  app.post('/v1/dispatches', async (req, reply) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.post('/v1/dispatches', { config: { access: ['admin', 'dispatcher'] } }, async (req, reply) => {
+    const principal = principalOf(req);
     const parsed = bodySchema.parse(req.body);
     const items = Array.isArray(parsed) ? parsed : [parsed];
     if (principal.kind === 'device') throw new AppError('FORBIDDEN', 'Devices may not report dispatches', 403);

@@ -1,8 +1,8 @@
 import {
   AppError,
-  authenticate,
   errorBody,
   normaliseTelemetry,
+  principalOf,
   type Telemetry,
   type TokenResolver,
   telemetryInputSchema,
@@ -49,11 +49,10 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
     (_req, body, done) => done(null, body),
   );
 
-  app.post('/v1/telemetry', { bodyLimit: opts.bodyLimit }, async (req, reply) => {
-    const principal = await authenticate(req, opts.resolveToken);
-    if (principal.kind === 'user') {
-      throw new AppError('FORBIDDEN', 'Only device and gateway tokens may send telemetry', 403);
-    }
+  // Only device and gateway (admin) tokens send telemetry; users are refused before the body is read.
+  const access = { access: ['admin', 'device'] as const };
+  app.post('/v1/telemetry', { bodyLimit: opts.bodyLimit, config: access }, async (req, reply) => {
+    const principal = principalOf(req);
     const items = bodyItems(req.body, req.headers['content-type']);
     if (items.length === 0) throw new AppError('EMPTY_BATCH', 'The body holds no records', 400);
 

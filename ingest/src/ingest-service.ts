@@ -111,7 +111,7 @@ export function createIngestService(deps: {
       // The device protocols on their own ports, and their counters for Prometheus.
       gateways = await startProtocolGateways({ config, log, devices, writer });
       const metrics = gateways.metrics;
-      app.get('/metrics', async (_req, reply) =>
+      app.get('/metrics', { config: { access: 'public' } }, async (_req, reply) =>
         reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(metrics.toPrometheus()),
       );
       await registerIngestRoutes(app, {

@@ -31,6 +31,7 @@ export async function createServiceRuntime(config: Config, name: string): Promis
   await ingest.start();
   const app = createHttpServer({
     log,
+    resolveToken: ingest.resolveToken,
     checks: [
       { name: 'database', check: () => db.ping() },
       { name: 'bus', check: () => bus.ping() },

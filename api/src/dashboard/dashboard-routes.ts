@@ -14,17 +14,24 @@ export async function registerDashboardRoutes(
   opts: { mapStyleUrl: string | undefined; offlineAfterS: number; log: Logger; root?: string },
 ): Promise<void> {
   // What the page needs before it has a token: where its map style is and when a vehicle counts as offline.
-  app.get('/v1/dashboard-config', async () => ({
+  app.get('/v1/dashboard-config', { config: { access: 'public' } }, async () => ({
     styleUrl: opts.mapStyleUrl ?? OFFLINE_STYLE_PATH,
     offlineAfterS: opts.offlineAfterS,
   }));
   const root = opts.root ?? DASHBOARD_DIST;
   if (!existsSync(root)) {
     opts.log.warn({ code: 'DASHBOARD_NOT_BUILT', root }, 'dashboard not built: run `npm run build`');
-    app.get('/', async (_req, reply) =>
+    app.get('/', { config: { access: 'public' } }, async (_req, reply) =>
       reply.code(503).send(errorBody('DASHBOARD_NOT_BUILT', 'The dashboard is not built: run `npm run build`')),
     );
     return;
   }
-  await app.register(fastifyStatic, { root, index: ['index.html'], wildcard: false });
+  // The page and its assets are public (the token lives in the page, not in the request).
+  await app.register(async (files) => {
+    files.addHook('onRoute', (route) => {
+      route.config ??= {};
+      route.config.access = 'public';
+    });
+    await files.register(fastifyStatic, { root, index: ['index.html'], wildcard: false });
+  });
 }

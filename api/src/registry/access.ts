@@ -1,4 +1,4 @@
-import { AppError, type Principal, type Role } from '@vigia/core';
+import { AppError, type Caller, type Principal, type Role } from '@vigia/core';
 
 /**
  * Who may do what in the registry. The admin token may do everything. Regulators manage the
@@ -27,3 +27,7 @@ export function requireWrite(principal: Principal, access: Access): void {
   if (principal.kind === 'user' && access.write.includes(principal.role)) return;
   throw new AppError('FORBIDDEN', 'This token may not change this collection', 403);
 }
+
+/** The callers a route of the collection admits before reading the body; scope is checked after. */
+export const readers = (access: Access): Caller[] => ['admin', ...access.read];
+export const writers = (access: Access): Caller[] => ['admin', ...access.write];

@@ -1,7 +1,8 @@
-import { AppError, authenticate, type Bus, type TokenResolver } from '@vigia/core';
+import { AppError, type Bus, principalOf, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
+import { readers, writers } from './access.js';
 import { type CollectionSpec, CollectionStore, type Row } from './collection.js';
 import {
   contractsSpec,
@@ -49,9 +50,11 @@ function registerCollection<S extends z.ZodObject>(
     await deps.bus.publish({ type: 'registry-changed', collection: store.spec.name });
   };
   const idParam = (params: unknown) => (params as { id: string }).id;
+  const read = { config: { access: readers(store.spec.access) } };
+  const write = { config: { access: writers(store.spec.access) } };
 
-  app.get(base, async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.get(base, read, async (req) => {
+    const principal = principalOf(req);
     const query = req.query as Record<string, string | undefined>;
     const page = pageQuerySchema.parse(query);
     const { items, next } = await store.list(
@@ -63,36 +66,36 @@ function registerCollection<S extends z.ZodObject>(
     return { items: items.map(present), next };
   });
 
-  app.get(`${base}/:id`, async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.get(`${base}/:id`, read, async (req) => {
+    const principal = principalOf(req);
     return present(await store.get(principal, idParam(req.params), hooks.extra));
   });
 
-  app.post(base, async (req, reply) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.post(base, write, async (req, reply) => {
+    const principal = principalOf(req);
     const { rows, tokens } = await store.create(principal, req.body);
     await changed(rows);
     const out = rows.map((row, i) => (tokens[i] ? { ...present(row), token: tokens[i] } : present(row)));
     return reply.code(201).send(Array.isArray(req.body) ? out : out[0]);
   });
 
-  app.patch(`${base}/:id`, async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.patch(`${base}/:id`, write, async (req) => {
+    const principal = principalOf(req);
     const { before, after } = await store.patch(principal, idParam(req.params), req.body);
     await changed([before, after]);
     return present(after);
   });
 
-  app.delete(`${base}/:id`, async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.delete(`${base}/:id`, write, async (req) => {
+    const principal = principalOf(req);
     const row = await store.retire(principal, idParam(req.params));
     await changed([row]);
     return present(row);
   });
 
   if (store.spec.token) {
-    app.post(`${base}/:id/token`, async (req) => {
-      const principal = await authenticate(req, deps.resolveToken);
+    app.post(`${base}/:id/token`, write, async (req) => {
+      const principal = principalOf(req);
       const { row, token } = await store.rotateToken(principal, idParam(req.params));
       await changed([row]);
       return { ...present(row), token };
@@ -133,8 +136,8 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
     (_req, body, done) => done(null, body),
   );
   // GTFS stops.txt (text/csv) or a whole GTFS zip; `?source=` names the feed (default `gtfs`).
-  app.post('/v1/stops/import', async (req, reply) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.post('/v1/stops/import', { config: { access: writers(stops.spec.access) } }, async (req, reply) => {
+    const principal = principalOf(req);
     const source = String((req.query as { source?: unknown }).source ?? 'gtfs').slice(0, 64);
     const text =
       typeof req.body === 'string' ? req.body : Buffer.isBuffer(req.body) ? stopsTxtFromZip(req.body) : undefined;
@@ -151,8 +154,8 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
     ['/v1/stands/import', stands],
     ['/v1/zones/import', zones],
   ] as const) {
-    app.post(path, async (req, reply) => {
-      const principal = await authenticate(req, deps.resolveToken);
+    app.post(path, { config: { access: writers(target.spec.access) } }, async (req, reply) => {
+      const principal = principalOf(req);
       const pack = (req.query as { pack?: unknown }).pack;
       const records = recordsFromFeatures(req.body, typeof pack === 'string' ? { pack } : {});
       const rows = await target.upsert(principal, records);
@@ -164,8 +167,8 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 20 * 1024 * 1024 }, (_req, body, done) =>
     done(null, body),
   );
-  app.post('/v1/vehicles/import', async (req, reply) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.post('/v1/vehicles/import', { config: { access: writers(vehicles.spec.access) } }, async (req, reply) => {
+    const principal = principalOf(req);
     if (typeof req.body !== 'string') {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the vehicles as Content-Type: text/csv', 415);
     }

@@ -1,4 +1,4 @@
-import { authenticate, type Bus, type LiveViolation, liveViolationSchema, type TokenResolver } from '@vigia/core';
+import { type Bus, type Caller, type LiveViolation, liveViolationSchema, principalOf, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { violationCsvLine, violationsCsvHeader } from './violation-csv.js';
@@ -6,6 +6,9 @@ import { reviewSchema, violationQuerySchema } from './violation-query.js';
 import { type ViolationRow, ViolationStore } from './violation-store.js';
 
 const EXPORT_MAX_ROWS = 100_000;
+/** Every user role reads violations within its scope (the store narrows it); only some review. */
+const read = { config: { access: ['admin', 'regulator', 'enforcement', 'dispatcher', 'operator'] as Caller[] } };
+const review = { config: { access: ['admin', 'regulator', 'enforcement'] as Caller[] } };
 
 export async function registerViolationRoutes(
   app: FastifyInstance,
@@ -13,14 +16,14 @@ export async function registerViolationRoutes(
 ): Promise<ViolationStore> {
   const store = new ViolationStore(deps.db);
 
-  app.get('/v1/violations', async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.get('/v1/violations', read, async (req) => {
+    const principal = principalOf(req);
     return store.list(principal, violationQuerySchema.parse(req.query));
   });
 
   // The filtered list as CSV, all pages, newest first.
-  app.get('/v1/violations/export.csv', async (req, reply) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.get('/v1/violations/export.csv', read, async (req, reply) => {
+    const principal = principalOf(req);
     const query = violationQuerySchema.parse({ ...(req.query as object), limit: 1000 });
     let csv = violationsCsvHeader();
     let cursor: string | undefined;
@@ -37,14 +40,14 @@ export async function registerViolationRoutes(
       .send(csv);
   });
 
-  app.get('/v1/violations/:id', async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.get('/v1/violations/:id', read, async (req) => {
+    const principal = principalOf(req);
     return store.detail(principal, (req.params as { id: string }).id);
   });
 
   // A review shows on every dashboard at once, as an update of the violation.
-  app.post('/v1/violations/:id/review', async (req) => {
-    const principal = await authenticate(req, deps.resolveToken);
+  app.post('/v1/violations/:id/review', review, async (req) => {
+    const principal = principalOf(req);
     const reviewed = await store.review(principal, (req.params as { id: string }).id, reviewSchema.parse(req.body));
     await deps.bus
       .publish({ type: 'violation', violations: [toLiveViolation(reviewed)] })

@@ -1,3 +1,4 @@
+export * from './access.js';
 export * from './auth.js';
 export * from './error-handler.js';
 export * from './server.js';

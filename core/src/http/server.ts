@@ -1,5 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { type AccessEntry, installAccessControl } from './access.js';
+import type { TokenResolver } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
 
 export interface ReadinessCheck {
@@ -11,6 +13,15 @@ export interface HttpServerOptions {
   log: Logger;
   bodyLimit?: number;
   checks: ReadinessCheck[];
+  /** Resolves the bearer tokens of routes that declare their callers (`config.access`). */
+  resolveToken: TokenResolver;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its declared access: the authorization matrix. */
+    accessRoutes(): AccessEntry[];
+  }
 }
 
 /**
@@ -28,6 +39,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     return503OnClosing: true,
   });
   installErrorHandler(app);
+  const access = installAccessControl(app, options.resolveToken);
+  app.decorate('accessRoutes', access.routes);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -37,8 +50,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.addHook('onSend', async (_req, reply) => {
     if (closing) reply.header('connection', 'close');
   });
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_req, reply) => {
+  app.get('/health', { config: { access: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { config: { access: 'public' } }, async (_req, reply) => {
     const results = await Promise.all(
       options.checks.map(async (c) => [c.name, await c.check().catch(() => false)] as const),
     );
