@@ -63,6 +63,7 @@ export async function startSystem(
       redisUrl: config.REDIS_URL,
       redisPrefix: config.REDIS_PREFIX,
       log,
+      revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
     });
   }
   await app.listen({ port: config.PORT, host: config.HOST });

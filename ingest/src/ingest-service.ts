@@ -70,6 +70,8 @@ export function createIngestService(deps: {
   });
   const unsubscribe = bus.subscribe((message) => {
     if (message.type === 'device-changed') devices.invalidate(message.identifiers);
+    // A retired user or a rotated token is refused at once, not after DEVICE_CACHE_TTL_MS.
+    if (message.type === 'registry-changed' && message.collection === 'users') resolveToken.forgetUsers();
   });
   let gateways: RunningProtocolGateways | undefined;
   const rules = new RulePipeline({

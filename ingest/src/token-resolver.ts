@@ -7,6 +7,16 @@ interface Cached {
   expires: number;
 }
 
+/** The resolver, plus the hook the bus calls when users change (retired, token rotated, rescoped). */
+export interface CachingTokenResolver extends TokenResolver {
+  /**
+   * Drops every cached user, so a retired user or a rotated token is refused at once. Users
+   * change rarely, so dropping all is cheaper than tracking which hash belonged to whom; the
+   * TTL still bounds staleness when the bus message is lost.
+   */
+  forgetUsers(): void;
+}
+
 /**
  * One resolver for every kind of token: the admin/gateway token from configuration, device
  * tokens and user API tokens (both stored as SHA-256 hashes). User lookups are cached briefly.
@@ -16,16 +26,19 @@ export function createTokenResolver(opts: {
   db: Database;
   devices: DeviceDirectory;
   ttlMs: number;
-}): TokenResolver {
+}): CachingTokenResolver {
   const users = new Map<string, Cached>();
-  return async (token) => {
+  // A lookup that started before `forgetUsers` may read the row as it was: it must not refill the cache.
+  let generation = 0;
+  const resolve: TokenResolver = async (token, resolveOpts) => {
     if (tokensEqual(token, opts.adminToken)) return { kind: 'admin' };
     const hash = hashToken(token);
     const device = await opts.devices.byTokenHash(hash);
     if (device) return { kind: 'device', deviceId: device.deviceId, identifier: device.identifier };
     const now = Date.now();
+    const startedIn = generation;
     const hit = users.get(hash);
-    if (hit && hit.expires > now) return hit.value;
+    if (hit && hit.expires > now && !resolveOpts?.fresh) return hit.value;
     const { rows } = await opts.db.query<{ id: string; role: Role; operator_ids: string[] }>(
       'SELECT id, role, operator_ids FROM users WHERE token_hash = $1 AND retired_at IS NULL',
       [hash],
@@ -35,7 +48,13 @@ export function createTokenResolver(opts: {
       ? { kind: 'user', userId: row.id, role: row.role, operatorIds: row.operator_ids }
       : undefined;
     if (users.size > 10_000) users.clear();
-    users.set(hash, { value, expires: now + opts.ttlMs });
+    if (startedIn === generation) users.set(hash, { value, expires: now + opts.ttlMs });
     return value;
   };
+  return Object.assign(resolve, {
+    forgetUsers() {
+      generation++;
+      users.clear();
+    },
+  });
 }

@@ -10,8 +10,11 @@ export type Principal =
   | { kind: 'device'; deviceId: string; identifier: string }
   | { kind: 'user'; userId: string; role: Role; operatorIds: string[] };
 
-/** Resolves a bearer token to a principal, or undefined when it is not a known token. */
-export type TokenResolver = (token: string) => Promise<Principal | undefined>;
+/**
+ * Resolves a bearer token to a principal, or undefined when it is not a known token. `fresh`
+ * skips any cache: the live hub re-checks its sockets' tokens that way when users change.
+ */
+export type TokenResolver = (token: string, opts?: { fresh?: boolean }) => Promise<Principal | undefined>;
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { TEST_REDIS_URL } from '@vigia/db/testing';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
+import { api, startTestSystem, type TestSystem } from './support.js';
+
+/**
+ * Issue 8, finding 6: a retired user, or a user whose token was rotated, loses its live feed at
+ * once and is refused by REST at once, although user lookups are cached for a minute here
+ * (DEVICE_CACHE_TTL_MS=60000): the registry's bus message drops the cache and re-checks sockets.
+ */
+const CACHE_TTL = '60000';
+
+interface Live {
+  socket: Socket;
+  disconnectedAt(): number | undefined;
+  reason(): string | undefined;
+}
+
+const sockets: Socket[] = [];
+
+function connect(url: string, token: string): Promise<Live> {
+  const socket = io(`${url}/live`, { auth: { token }, transports: ['websocket'], reconnection: false });
+  sockets.push(socket);
+  let at: number | undefined;
+  let why: string | undefined;
+  socket.on('disconnect', (reason) => {
+    at = Date.now();
+    why = reason;
+  });
+  return new Promise((resolve, reject) => {
+    socket.on('connect', () => resolve({ socket, disconnectedAt: () => at, reason: () => why }));
+    socket.on('connect_error', reject);
+  });
+}
+
+async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 3000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function createUser(
+  sys: TestSystem,
+  role: string,
+  operatorIds: string[] = [],
+): Promise<{ id: string; token: string }> {
+  const res = await api<{ id: string; token: string }>(sys, 'POST', '/v1/users', {
+    name: `User ${randomBytes(3).toString('hex')}`,
+    role,
+    operatorIds,
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+/** Polls a REST read with `token` until it is refused; returns how long that took. */
+async function msUntilRefused(sys: { url: string; adminToken: string }, token: string): Promise<number> {
+  const start = Date.now();
+  await waitFor(async () => {
+    const res = await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, token);
+    return res.status === 401 ? true : undefined;
+  });
+  return Date.now() - start;
+}
+
+afterAll(() => {
+  for (const s of sockets) s.close();
+});
+
+describe('sessions end with the user (in-process bus)', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startTestSystem('postgres', { DEVICE_CACHE_TTL_MS: CACHE_TTL });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('retiring a user disconnects its sockets and REST refuses its token at once; others stay', async () => {
+    const doomed = await createUser(sys, 'regulator');
+    const bystander = await createUser(sys, 'enforcement');
+    // Warm the cache: before the fix the cached principal would be served for a minute.
+    expect((await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, doomed.token)).status).toBe(200);
+    const a = await connect(sys.url, doomed.token);
+    const b = await connect(sys.url, doomed.token);
+    const other = await connect(sys.url, bystander.token);
+
+    const retiredAt = Date.now();
+    expect((await api(sys, 'DELETE', `/v1/users/${doomed.id}`)).status).toBe(200);
+    for (const live of [a, b]) {
+      const at = await waitFor(() => live.disconnectedAt());
+      expect(at - retiredAt).toBeLessThan(2000);
+      expect(live.reason()).toBe('io server disconnect');
+    }
+    expect(await msUntilRefused(sys, doomed.token)).toBeLessThan(2000);
+    // And it cannot come back.
+    await expect(connect(sys.url, doomed.token)).rejects.toThrow(/INVALID_TOKEN/);
+    expect(other.socket.connected).toBe(true);
+    expect((await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, bystander.token)).status).toBe(200);
+  });
+
+  it('rotating a token disconnects the sockets admitted with the old one; the new one works', async () => {
+    const user = await createUser(sys, 'operator', ['op-sessions-1']);
+    const oldToken = user.token;
+    expect((await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, oldToken)).status).toBe(200);
+    const live = await connect(sys.url, oldToken);
+
+    const rotated = await api<{ token: string }>(sys, 'POST', `/v1/users/${user.id}/token`);
+    expect(rotated.status).toBe(200);
+    await waitFor(() => live.disconnectedAt());
+    expect(await msUntilRefused(sys, oldToken)).toBeLessThan(2000);
+
+    expect((await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, rotated.body.token)).status).toBe(200);
+    const again = await connect(sys.url, rotated.body.token);
+    expect(again.socket.connected).toBe(true);
+  });
+});
+
+describe('sessions end with the user in every API process (Redis bus)', () => {
+  const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+  let a: TestSystem;
+  let b: ChildSystem;
+
+  beforeAll(async () => {
+    a = await startTestSystem('postgres', {
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      DEVICE_CACHE_TTL_MS: CACHE_TTL,
+    });
+    b = await spawnSystem(ENTRY.api, {
+      DATABASE_URL: a.config.DATABASE_URL ?? '',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      ADMIN_TOKEN: a.adminToken,
+      DEVICE_CACHE_TTL_MS: CACHE_TTL,
+    });
+  });
+  afterAll(async () => {
+    b?.child.kill('SIGTERM');
+    await b?.exited;
+    await a?.stop();
+  });
+
+  it('a user retired through process A loses its feed and its REST access on process B', async () => {
+    const procB = { url: b.url, adminToken: a.adminToken };
+    const user = await createUser(a, 'regulator');
+    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(200);
+    const onB = await connect(b.url, user.token);
+    const onA = await connect(a.url, user.token);
+
+    const retiredAt = Date.now();
+    expect((await api(a, 'DELETE', `/v1/users/${user.id}`)).status).toBe(200);
+    for (const live of [onA, onB]) {
+      const at = await waitFor(() => live.disconnectedAt());
+      expect(at - retiredAt).toBeLessThan(2000);
+    }
+    expect(await msUntilRefused(procB, user.token)).toBeLessThan(2000);
+  });
+});
