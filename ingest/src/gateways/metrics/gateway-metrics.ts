@@ -8,8 +8,8 @@
  * gateways own it; the process that serves `/metrics` only calls `toPrometheus()`.
  */
 
-/** How the data arrived: `osmand` over HTTP, `teltonika` over TCP or UDP. */
-export type GatewayProtocol = 'osmand' | 'teltonika';
+/** How the data arrived: `osmand` over HTTP, `teltonika` over TCP or UDP, `gt06` over TCP. */
+export type GatewayProtocol = 'osmand' | 'teltonika' | 'gt06';
 export type GatewayTransport = 'http' | 'tcp' | 'udp';
 
 export interface Channel {
@@ -46,6 +46,12 @@ const DEFS = {
     kind: 'counter',
     labels: ['protocol', 'transport', 'reason'],
   },
+  quarantined: {
+    name: 'vigia_gateway_records_quarantined_total',
+    help: 'Records refused but acknowledged, kept in the quarantine table with their raw bytes (GET /v1/quarantine), by reason.',
+    kind: 'counter',
+    labels: ['protocol', 'transport', 'reason'],
+  },
   droppedFields: {
     name: 'vigia_gateway_fields_dropped_total',
     help: 'Profile-mapped inputs left out of an otherwise stored record (unmapped or absurd value), by field.',
@@ -60,7 +66,7 @@ const DEFS = {
   },
   acks: {
     name: 'vigia_gateway_acks_total',
-    help: 'Acknowledgements sent to devices (Teltonika record-count ACKs, OsmAnd HTTP 200s), each after the records were durable.',
+    help: 'Acknowledgements sent to devices (Teltonika record-count ACKs, OsmAnd HTTP 200s, GT06 serial echoes), each after the records were durable.',
     kind: 'counter',
     labels: ['protocol', 'transport'],
   },
@@ -117,6 +123,10 @@ export class GatewayMetrics {
 
   rejected(c: Channel, reason: string, n = 1): void {
     this.add('rejected', [c.protocol, c.transport, reason], n);
+  }
+
+  quarantined(c: Channel, reason: string, n = 1): void {
+    this.add('quarantined', [c.protocol, c.transport, reason], n);
   }
 
   droppedField(c: Channel, field: string): void {

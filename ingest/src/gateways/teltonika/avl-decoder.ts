@@ -11,6 +11,7 @@ import {
   type GpsElement,
   IO_WIDTHS,
   type IoElement,
+  type ReceivedAvlPacket,
 } from './avl-record.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
 
@@ -93,6 +94,12 @@ class Reader {
 const malformed = (message: string) => new TeltonikaProtocolError('MALFORMED_PACKET', message);
 
 export function decodeAvlData(data: Buffer): AvlPacket {
+  const { codec, records } = decodeReceivedAvlData(data);
+  return { codec, records };
+}
+
+/** As `decodeAvlData`, keeping each record's bytes as received (for the quarantine). */
+export function decodeReceivedAvlData(data: Buffer): ReceivedAvlPacket {
   const r = new Reader(data);
   const codecId = r.uint(1, 'codec id');
   if (!AVL_CODECS.includes(codecId as AvlCodec)) {
@@ -104,11 +111,17 @@ export function decodeAvlData(data: Buffer): AvlPacket {
   const count = r.uint(1, 'number of data 1');
   if (count === 0) throw malformed('the packet holds no records');
   const records: AvlRecord[] = [];
-  for (let i = 0; i < count; i++) records.push(decodeRecord(r, layout, i));
+  const recordBytes: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = r.pos;
+    records.push(decodeRecord(r, layout, i));
+    // A copy: the receive buffer is reused, and a quarantined record outlives it.
+    recordBytes.push(Buffer.from(data.subarray(start, r.pos)));
+  }
   const count2 = r.uint(1, 'number of data 2');
   if (count2 !== count) throw malformed(`number of data 1 (${count}) and number of data 2 (${count2}) differ`);
   if (r.remaining !== 0) throw malformed(`${r.remaining} bytes follow the last record count`);
-  return { codec, records };
+  return { codec, records, recordBytes };
 }
 
 function decodeRecord(r: Reader, layout: Layout, index: number): AvlRecord {

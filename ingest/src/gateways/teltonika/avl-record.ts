@@ -63,3 +63,9 @@ export interface AvlPacket {
   codec: AvlCodec;
   records: AvlRecord[];
 }
+
+/** A packet as received: with each record's bytes, what the quarantine keeps of a refused record. */
+export interface ReceivedAvlPacket extends AvlPacket {
+  /** Each record's bytes (timestamp to its last IO element), index for index with `records`. */
+  recordBytes: Buffer[];
+}

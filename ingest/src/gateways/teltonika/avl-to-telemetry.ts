@@ -17,7 +17,13 @@ function rawOf(e: IoElement): RawValue {
  * and accuracy are left unknown: a stale position with speed 0 must not look like a vehicle
  * dwelling there.
  */
-export function avlRecordToDecoded(imei: string, record: AvlRecord, profile: DeviceProfile): DecodedRecord {
+export function avlRecordToDecoded(
+  imei: string,
+  record: AvlRecord,
+  profile: DeviceProfile,
+  /** The record's bytes as received, for the quarantine. */
+  raw?: Buffer,
+): DecodedRecord {
   const byId = new Map<number, IoElement>();
   // A repeated id in one record: the first occurrence wins, as in the documented decoders.
   for (const e of record.io) if (!byId.has(e.id)) byId.set(e.id, e);
@@ -37,5 +43,6 @@ export function avlRecordToDecoded(imei: string, record: AvlRecord, profile: Dev
       headingDeg: hasFix ? record.gps.angleDeg : undefined,
     },
     mapped,
+    raw,
   };
 }

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { GatewayContext } from '../gateway-context.js';
 import type { Channel } from '../metrics/gateway-metrics.js';
 import { resolveDevice } from '../pipeline/device-access.js';
-import { decodeAvlData } from './avl-decoder.js';
+import { decodeReceivedAvlData } from './avl-decoder.js';
 import { codecName } from './avl-record.js';
 import { avlRecordToDecoded } from './avl-to-telemetry.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
@@ -187,9 +187,9 @@ export class TeltonikaTcpSession {
 
   private async packet(data: Buffer): Promise<void> {
     const imei = this.imei as string;
-    let packet: ReturnType<typeof decodeAvlData>;
+    let packet: ReturnType<typeof decodeReceivedAvlData>;
     try {
-      packet = decodeAvlData(data);
+      packet = decodeReceivedAvlData(data);
     } catch (err) {
       if (!(err instanceof TeltonikaProtocolError)) throw err;
       this.badPacket(err.code, err.message);
@@ -211,7 +211,7 @@ export class TeltonikaTcpSession {
       this.refuse(access.code, access.message);
       return;
     }
-    const records = packet.records.map((r) => avlRecordToDecoded(imei, r, access.profile));
+    const records = packet.records.map((r, i) => avlRecordToDecoded(imei, r, access.profile, packet.recordBytes[i]));
     try {
       await this.ctx.sink.store(CHANNEL, access.device, records);
     } catch (err) {
@@ -226,8 +226,9 @@ export class TeltonikaTcpSession {
     }
     this.badPacketsInARow = 0;
     if (this.state === 'closed') return;
-    // Every record is now stored or refused for good (logged, counted): acknowledging all of them
-    // is what lets the device move on; a partial count would make it send the packet forever.
+    // Every record is now stored or refused for good (logged, counted, and kept in the quarantine):
+    // acknowledging all of them is what lets the device move on; a partial count would make it
+    // send the packet forever.
     this.socket.write(encodeRecordCountAck(packet.records.length));
     this.ctx.metrics.ack(CHANNEL);
     this.ctx.log.debug(

@@ -1,4 +1,4 @@
-import { decodeAvlData } from './avl-decoder.js';
+import { decodeReceivedAvlData } from './avl-decoder.js';
 import { encodeAvlData } from './avl-encoder.js';
 import type { AvlCodec, AvlRecord } from './avl-record.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
@@ -25,6 +25,8 @@ export interface UdpAvlDatagram {
   imei: string;
   codec: AvlCodec;
   records: AvlRecord[];
+  /** Each record's bytes as received (see `AvlPacket.recordBytes`); not needed to encode. */
+  recordBytes?: Buffer[];
 }
 
 const HEADER_BYTES = 2 + 2 + 1 + 1 + 2;
@@ -52,8 +54,8 @@ export function decodeUdpDatagram(datagram: Buffer): UdpAvlDatagram {
   if (!imei.success) {
     throw new TeltonikaProtocolError('MALFORMED_PACKET', `IMEI ${JSON.stringify(imeiText)} is not 15 digits`);
   }
-  const { codec, records } = decodeAvlData(datagram.subarray(HEADER_BYTES + imeiLength));
-  return { packetId, notUsableByte, avlPacketId, imei: imei.data, codec, records };
+  const { codec, records, recordBytes } = decodeReceivedAvlData(datagram.subarray(HEADER_BYTES + imeiLength));
+  return { packetId, notUsableByte, avlPacketId, imei: imei.data, codec, records, recordBytes };
 }
 
 export function encodeUdpAck(

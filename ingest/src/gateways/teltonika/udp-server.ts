@@ -49,7 +49,9 @@ export async function startTeltonikaUdpGateway(
       );
       return;
     }
-    const records = decoded.records.map((r) => avlRecordToDecoded(decoded.imei, r, access.profile));
+    const records = decoded.records.map((r, i) =>
+      avlRecordToDecoded(decoded.imei, r, access.profile, decoded.recordBytes?.[i]),
+    );
     await ctx.sink.store(CHANNEL, access.device, records);
     socket.send(encodeUdpAck(decoded, records.length), from.port, from.address);
     ctx.metrics.ack(CHANNEL);
