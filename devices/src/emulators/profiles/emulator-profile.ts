@@ -35,6 +35,12 @@ export const teltonikaSourceSchema = z.looseObject({
   ...sourceShape,
 });
 export const osmandSourceSchema = z.looseObject({ attr: z.string().min(1).max(64), ...sourceShape });
+/**
+ * A GT06 input: `acc` (the ACC line), `terminalInfo` (a bit of the terminal info byte), `alarm`
+ * (the alarm code of a status/alarm packet), `voltageLevel` or `gsmSignal`.
+ */
+export const GT06_SOURCES = ['acc', 'terminalInfo', 'alarm', 'voltageLevel', 'gsmSignal'] as const;
+export const gt06SourceSchema = z.looseObject({ source: z.enum(GT06_SOURCES), ...sourceShape });
 
 export const emulatorProfileSchema = z.discriminatedUnion('protocol', [
   z.looseObject({
@@ -47,11 +53,18 @@ export const emulatorProfileSchema = z.discriminatedUnion('protocol', [
     protocol: z.literal('osmand'),
     fields: z.record(z.string(), osmandSourceSchema),
   }),
+  z.looseObject({
+    name: z.string().min(1),
+    protocol: z.literal('gt06'),
+    fields: z.record(z.string(), gt06SourceSchema),
+  }),
 ]);
 
 export type EmulatorProfile = z.output<typeof emulatorProfileSchema>;
 export type TeltonikaProfile = Extract<EmulatorProfile, { protocol: 'teltonika' }>;
 export type OsmandProfile = Extract<EmulatorProfile, { protocol: 'osmand' }>;
+export type Gt06Profile = Extract<EmulatorProfile, { protocol: 'gt06' }>;
+export type Gt06Source = z.output<typeof gt06SourceSchema>;
 export type TeltonikaSource = z.output<typeof teltonikaSourceSchema>;
 export type OsmandSource = z.output<typeof osmandSourceSchema>;
 

@@ -1,5 +1,5 @@
 import type { TelemetryInput } from '@vigia/core';
-import type { OsmandSource, TeltonikaSource } from './emulator-profile.js';
+import type { Gt06Source, OsmandSource, TeltonikaSource } from './emulator-profile.js';
 
 /**
  * A profile mapping run backwards: from a telemetry field's value to the raw input a real device
@@ -16,7 +16,7 @@ export function fieldValue(record: TelemetryInput, field: string): unknown {
   return top && typeof top === 'object' ? (top as Record<string, unknown>)[leaf] : undefined;
 }
 
-type Source = TeltonikaSource | OsmandSource;
+type Source = TeltonikaSource | OsmandSource | Gt06Source;
 
 /** The key of `map` whose value is `value`. */
 function inverseMap(m: Source, value: unknown): string | undefined {
@@ -84,4 +84,15 @@ export function osmandTextFor(m: OsmandSource, value: unknown): string | undefin
   if (typeof value === 'number') return String(Math.round(unscale(m, value) * 1e6) / 1e6);
   if (typeof value === 'string') return value;
   return undefined;
+}
+
+/**
+ * The raw GT06 input (a byte: the ACC line, a terminal info bit, an alarm code, a level) for a
+ * field value: the Teltonika mapping run on a 1-byte input, since both read one integer.
+ * A boolean read from one `bit` comes back as that bit alone (`bits` says which).
+ */
+export function gt06RawFor(m: Gt06Source, value: unknown): { value: number; bits?: number } | undefined {
+  const raw = teltonikaRawFor({ ...m, io: 0, size: 1 }, value);
+  if (raw?.kind !== 'int') return undefined;
+  return raw.bits === undefined ? { value: Number(raw.value) } : { value: Number(raw.value), bits: Number(raw.bits) };
 }
