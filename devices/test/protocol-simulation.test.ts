@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { BatchWriter } from '../../ingest/src/batch-writer.js';
 import { DeviceDirectory } from '../../ingest/src/device-directory.js';
 import { type RunningProtocolGateways, startProtocolGateways } from '../../ingest/src/gateways/index.js';
+import { QuarantineStore } from '../../ingest/src/quarantine/quarantine-store.js';
 import { buildRoster } from '../src/fleet/roster.js';
 import { type SimulatorOptions, startSimulator } from '../src/simulator.js';
 import { PARKED_REPORT_INTERVAL_MS } from '../src/vehicles/sim-vehicle.js';
@@ -117,6 +118,7 @@ describe('the simulator over the device protocols', () => {
       // No cache: the simulator re-registers devices under another protocol between runs.
       devices: new DeviceDirectory(sys.db, 0),
       writer,
+      quarantine: new QuarantineStore(sys.db),
     });
   });
 

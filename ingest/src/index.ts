@@ -11,6 +11,12 @@ export { haversineM } from './geo.js';
 export { type RunningIngest, startIngestProcess } from './ingest-process.js';
 export type { IngestResponse, RejectedRecord } from './ingest-routes.js';
 export { createIngestService, type IngestService, toFleetUpdate } from './ingest-service.js';
+export {
+  type QuarantinedRecord,
+  type QuarantineRow,
+  type QuarantineSink,
+  QuarantineStore,
+} from './quarantine/quarantine-store.js';
 export { RulePipeline } from './rules/rule-pipeline.js';
 export { createServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 export { MAX_SAMPLE_GAP_S, storeTelemetry } from './telemetry-store.js';

@@ -11,7 +11,6 @@ import {
   type GpsElement,
   IO_WIDTHS,
   type IoElement,
-  type ReceivedAvlPacket,
 } from './avl-record.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
 
@@ -94,12 +93,6 @@ class Reader {
 const malformed = (message: string) => new TeltonikaProtocolError('MALFORMED_PACKET', message);
 
 export function decodeAvlData(data: Buffer): AvlPacket {
-  const { codec, records } = decodeReceivedAvlData(data);
-  return { codec, records };
-}
-
-/** As `decodeAvlData`, keeping each record's bytes as received (for the quarantine). */
-export function decodeReceivedAvlData(data: Buffer): ReceivedAvlPacket {
   const r = new Reader(data);
   const codecId = r.uint(1, 'codec id');
   if (!AVL_CODECS.includes(codecId as AvlCodec)) {

@@ -62,10 +62,9 @@ export interface AvlRecord {
 export interface AvlPacket {
   codec: AvlCodec;
   records: AvlRecord[];
-}
-
-/** A packet as received: with each record's bytes, what the quarantine keeps of a refused record. */
-export interface ReceivedAvlPacket extends AvlPacket {
-  /** Each record's bytes (timestamp to its last IO element), index for index with `records`. */
+  /**
+   * Each record's bytes as received (timestamp to its last IO element), index for index with
+   * `records`: what the quarantine keeps of a record refused but acknowledged.
+   */
   recordBytes: Buffer[];
 }

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { GatewayContext } from '../gateway-context.js';
 import type { Channel } from '../metrics/gateway-metrics.js';
 import { resolveDevice } from '../pipeline/device-access.js';
-import { decodeReceivedAvlData } from './avl-decoder.js';
+import { decodeAvlData } from './avl-decoder.js';
 import { codecName } from './avl-record.js';
 import { avlRecordToDecoded } from './avl-to-telemetry.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
@@ -163,7 +163,8 @@ export class TeltonikaTcpSession {
     this.imei = imei;
     let access: Awaited<ReturnType<typeof resolveDevice>>;
     try {
-      access = await resolveDevice(this.ctx.devices, this.ctx.profiles, 'teltonika', imei);
+      // Logged once per connection: a profile the registry names but that does not exist (PROFILE_UNAVAILABLE).
+      access = await resolveDevice(this.ctx.devices, this.ctx.profiles, 'teltonika', imei, this.ctx.log);
     } catch (err) {
       // The registry is unreachable: say nothing, so the device neither stops nor is refused, and retries.
       this.ctx.log.error(
@@ -187,9 +188,9 @@ export class TeltonikaTcpSession {
 
   private async packet(data: Buffer): Promise<void> {
     const imei = this.imei as string;
-    let packet: ReturnType<typeof decodeReceivedAvlData>;
+    let packet: ReturnType<typeof decodeAvlData>;
     try {
-      packet = decodeReceivedAvlData(data);
+      packet = decodeAvlData(data);
     } catch (err) {
       if (!(err instanceof TeltonikaProtocolError)) throw err;
       this.badPacket(err.code, err.message);

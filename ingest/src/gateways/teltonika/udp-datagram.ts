@@ -1,4 +1,4 @@
-import { decodeReceivedAvlData } from './avl-decoder.js';
+import { decodeAvlData } from './avl-decoder.js';
 import { encodeAvlData } from './avl-encoder.js';
 import type { AvlCodec, AvlRecord } from './avl-record.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
@@ -54,7 +54,7 @@ export function decodeUdpDatagram(datagram: Buffer): UdpAvlDatagram {
   if (!imei.success) {
     throw new TeltonikaProtocolError('MALFORMED_PACKET', `IMEI ${JSON.stringify(imeiText)} is not 15 digits`);
   }
-  const { codec, records, recordBytes } = decodeReceivedAvlData(datagram.subarray(HEADER_BYTES + imeiLength));
+  const { codec, records, recordBytes } = decodeAvlData(datagram.subarray(HEADER_BYTES + imeiLength));
   return { packetId, notUsableByte, avlPacketId, imei: imei.data, codec, records, recordBytes };
 }
 

@@ -40,7 +40,7 @@ export async function startTeltonikaUdpGateway(
       ctx.log.warn({ ...CHANNEL, remote, code: err.code }, `datagram not acknowledged: ${err.message}`);
       return;
     }
-    const access = await resolveDevice(ctx.devices, ctx.profiles, 'teltonika', decoded.imei);
+    const access = await resolveDevice(ctx.devices, ctx.profiles, 'teltonika', decoded.imei, ctx.log);
     if (!access.ok) {
       ctx.metrics.badInput(CHANNEL, access.code.toLowerCase());
       ctx.log.warn(

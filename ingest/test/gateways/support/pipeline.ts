@@ -9,6 +9,7 @@ import {
   type RunningProtocolGateways,
   startProtocolGateways,
 } from '../../../src/gateways/index.js';
+import { QuarantineStore } from '../../../src/quarantine/quarantine-store.js';
 
 /**
  * A real ingest pipeline for gateway tests: a scratch PostgreSQL database migrated with the
@@ -103,6 +104,7 @@ export async function startPipeline(
     log,
     devices,
     writer,
+    quarantine: new QuarantineStore(db),
     limits: { closeGraceMs: 2_000, ...opts.limits },
   });
   let vehicle = 0;
