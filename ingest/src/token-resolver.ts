@@ -1,11 +1,6 @@
-import { hashToken, type Principal, type Role, type TokenResolver, tokensEqual } from '@vigia/core';
+import { BoundedCache, hashToken, type Principal, type Role, type TokenResolver, tokensEqual } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { DeviceDirectory } from './device-directory.js';
-
-interface Cached {
-  value: Principal | undefined;
-  expires: number;
-}
 
 /** The resolver, plus the hook the bus calls when users change (retired, token rotated, rescoped). */
 export interface CachingTokenResolver extends TokenResolver {
@@ -26,8 +21,10 @@ export function createTokenResolver(opts: {
   db: Database;
   devices: DeviceDirectory;
   ttlMs: number;
+  /** Most user tokens cached (least recently used evicted): unknown tokens are cached too. */
+  maxEntries?: number;
 }): CachingTokenResolver {
-  const users = new Map<string, Cached>();
+  const users = new BoundedCache<string, Principal | undefined>(opts.maxEntries ?? 10_000, opts.ttlMs);
   // A lookup that started before `forgetUsers` may read the row as it was: it must not refill the cache.
   let generation = 0;
   const resolve: TokenResolver = async (token, resolveOpts) => {
@@ -37,8 +34,8 @@ export function createTokenResolver(opts: {
     if (device) return { kind: 'device', deviceId: device.deviceId, identifier: device.identifier };
     const now = Date.now();
     const startedIn = generation;
-    const hit = users.get(hash);
-    if (hit && hit.expires > now && !resolveOpts?.fresh) return hit.value;
+    const hit = users.get(hash, now);
+    if (hit && !hit.stale && !resolveOpts?.fresh) return hit.value;
     const { rows } = await opts.db.query<{ id: string; role: Role; operator_ids: string[] }>(
       'SELECT id, role, operator_ids FROM users WHERE token_hash = $1 AND retired_at IS NULL',
       [hash],
@@ -47,8 +44,7 @@ export function createTokenResolver(opts: {
     const value: Principal | undefined = row
       ? { kind: 'user', userId: row.id, role: row.role, operatorIds: row.operator_ids }
       : undefined;
-    if (users.size > 10_000) users.clear();
-    if (startedIn === generation) users.set(hash, { value, expires: now + opts.ttlMs });
+    if (startedIn === generation) users.set(hash, value, now);
     return value;
   };
   return Object.assign(resolve, {

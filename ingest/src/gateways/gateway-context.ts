@@ -1,4 +1,4 @@
-import type { Logger } from '@vigia/core';
+import type { Logger, LogLimiter } from '@vigia/core';
 import type { DeviceDirectory } from '../device-directory.js';
 import type { GatewayLimits } from './gateway-limits.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -12,5 +12,7 @@ export interface GatewayContext {
   sink: RecordSink;
   metrics: GatewayMetrics;
   log: Logger;
+  /** For the lines any client can cause (refusals): at most `limits.logLinesPerCode` per code per interval. */
+  logLimiter: LogLimiter;
   limits: GatewayLimits;
 }

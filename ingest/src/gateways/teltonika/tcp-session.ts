@@ -242,7 +242,8 @@ export class TeltonikaTcpSession {
   private badPacket(code: TeltonikaProtocolError['code'], message: string): void {
     this.badPacketsInARow++;
     this.ctx.metrics.badInput(CHANNEL, code.toLowerCase());
-    this.ctx.log.warn(
+    this.ctx.logLimiter.warn(
+      this.ctx.log,
       { ...CHANNEL, device: this.imei, remote: this.remote, code },
       `packet not acknowledged: ${message}`,
     );
@@ -257,7 +258,12 @@ export class TeltonikaTcpSession {
     this.state = 'closed';
     this.disarm();
     this.ctx.metrics.badInput(CHANNEL, code.toLowerCase());
-    this.ctx.log.warn({ ...CHANNEL, device: this.imei, remote: this.remote, code }, `connection closed: ${message}`);
+    // Anyone can open connections and be refused: a few lines per code, every one counted.
+    this.ctx.logLimiter.warn(
+      this.ctx.log,
+      { ...CHANNEL, device: this.imei, remote: this.remote, code },
+      `connection closed: ${message}`,
+    );
     if (farewell) {
       this.socket.end(farewell);
       setTimeout(() => this.socket.destroy(), LINGER_MS).unref();

@@ -37,13 +37,14 @@ export async function startTeltonikaUdpGateway(
     } catch (err) {
       if (!(err instanceof TeltonikaProtocolError)) throw err;
       ctx.metrics.badInput(CHANNEL, err.code.toLowerCase());
-      ctx.log.warn({ ...CHANNEL, remote, code: err.code }, `datagram not acknowledged: ${err.message}`);
+      ctx.logLimiter.warn(ctx.log, { ...CHANNEL, remote, code: err.code }, `datagram not acknowledged: ${err.message}`);
       return;
     }
     const access = await resolveDevice(ctx.devices, ctx.profiles, 'teltonika', decoded.imei, ctx.log);
     if (!access.ok) {
       ctx.metrics.badInput(CHANNEL, access.code.toLowerCase());
-      ctx.log.warn(
+      ctx.logLimiter.warn(
+        ctx.log,
         { ...CHANNEL, remote, device: decoded.imei, code: access.code },
         `datagram refused: ${access.message}`,
       );
