@@ -16,6 +16,11 @@ CREATE TABLE quarantined_records (
   decoded            jsonb                   -- the fields as decoded, when decoding got that far
 );
 
+-- A device re-sends a packet whose ACK was lost (or not sent: storage failed): the same bytes from
+-- the same device are the same record, kept once (inserts use ON CONFLICT DO NOTHING).
+CREATE UNIQUE INDEX quarantined_records_once
+  ON quarantined_records (protocol, device_identifier, md5(raw)) WHERE octet_length(raw) > 0;
+
 -- The admin listing pages newest first by (received_at, id); the purge deletes by received_at.
 CREATE INDEX quarantined_records_received ON quarantined_records (received_at DESC, id DESC);
 CREATE INDEX quarantined_records_device ON quarantined_records (device_identifier, received_at DESC);

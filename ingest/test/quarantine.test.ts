@@ -104,6 +104,17 @@ describe('Teltonika: refused but acknowledged records are kept', () => {
     );
   });
 
+  it('keeps a re-sent packet once', async () => {
+    await p.registerDevice({ id: 'dev-q6', identifier: '350000000000139', protocol: 'teltonika' });
+    const d = await TestDevice.connect(p.gateways.teltonikaPort);
+    expect(await d.handshake('350000000000139')).toBe(1);
+    const frame = frameOf([fixRecord(T0, [], { latitude: 91 }), fixRecord(T0 + 1000, [], { latitude: 92 })]);
+    expect(await d.send(frame)).toBe(2);
+    expect(await d.send(frame)).toBe(2);
+    d.destroy();
+    expect((await rowsOf('350000000000139')).map((r) => r.code)).toEqual(['INVALID_FIX', 'INVALID_FIX']);
+  });
+
   it('does not acknowledge until the quarantine row is committed', async () => {
     await p.registerDevice({ id: 'dev-q2', identifier: '350000000000113', protocol: 'teltonika' });
     const d = await TestDevice.connect(p.gateways.teltonikaPort);

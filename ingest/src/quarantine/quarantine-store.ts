@@ -31,6 +31,7 @@ export interface QuarantinedRecord {
 /**
  * Where a gateway puts the records it acknowledges without storing. `quarantine` resolves only
  * once the rows are committed: a gateway acknowledges after it, as after the telemetry write.
+ * The same raw bytes from the same device are kept once (a re-sent packet).
  */
 export interface QuarantineSink {
   quarantine(entries: readonly QuarantinedRecord[]): Promise<void>;
@@ -129,7 +130,8 @@ export class QuarantineStore implements QuarantineSink {
       await this.db.query(
         `INSERT INTO quarantined_records
            (received_at, protocol, transport, device_identifier, device_id, code, message, raw, decoded)
-         VALUES ${tuples.join(', ')}`,
+         VALUES ${tuples.join(', ')}
+         ON CONFLICT DO NOTHING`,
         params,
       );
     }
