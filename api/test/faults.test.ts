@@ -120,6 +120,7 @@ describe('faults', () => {
       PORT: '0',
       OSMAND_PORT: '0',
       TELTONIKA_PORT: '0',
+      GT06_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'off',

@@ -25,6 +25,7 @@ export async function spawnSystem(entry: string, env: Record<string, string>): P
       PORT: '0',
       OSMAND_PORT: '0',
       TELTONIKA_PORT: '0',
+      GT06_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       ...env,

@@ -96,6 +96,7 @@ describe('the simulator over the device protocols', () => {
       PORT: '0',
       OSMAND_PORT: '0',
       TELTONIKA_PORT: '0',
+      GT06_PORT: '0',
       HOST: '127.0.0.1',
       DATABASE_URL: scratch.url,
       ADMIN_TOKEN: 'protocol-simulation-admin-token',

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:ingest`: records per second through `POST /v1/telemetry` into PostgreSQL at
  * batch sizes 1, 100 and 1000, the same rows loaded by a bare COPY as the ceiling, and the
- * Teltonika TCP path with 1 000 devices connected at once. The
+ * Teltonika TCP path and the GT06 (Concox) TCP path with 1 000 devices connected at once each
+ * (records/s, and the ingest process's CPU per record from /proc). The
  * ingest service runs as its own process (the built `ingest/dist/main.js`), so the load
  * generator's cost is not counted against it; the database is a scratch one on the local
  * server (TEST_PG_URL, default the machine's PostgreSQL), dropped at the end. A script that
@@ -9,6 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
@@ -17,6 +19,7 @@ import { hashToken } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { encodeGt06Packet } from '../gateways/gt06/gt06-frame.js';
 import { encodeImeiHandshake, encodeTcpFrame } from '../gateways/teltonika/avl-encoder.js';
 import { type AvlRecord, CODEC_8_EXTENDED } from '../gateways/teltonika/avl-record.js';
 
@@ -67,6 +70,7 @@ async function main() {
       PORT: '0',
       OSMAND_PORT: '0',
       TELTONIKA_PORT: '0',
+      GT06_PORT: '0',
       // info: the start-up lines carry the gateway ports.
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
@@ -79,9 +83,11 @@ async function main() {
   });
   let url = '';
   let teltonikaPort = 0;
+  let gt06Port = 0;
   for await (const line of createInterface({ input: child.stdout! })) {
     const entry = JSON.parse(line) as { msg?: string; url?: string; port?: number };
     if (entry.msg === 'Teltonika gateway listening (TCP)' && entry.port) teltonikaPort = entry.port;
+    if (entry.msg === 'GT06 gateway listening (TCP)' && entry.port) gt06Port = entry.port;
     if (entry.msg === 'ingest service running' && entry.url) {
       url = entry.url;
       break;
@@ -170,7 +176,9 @@ async function main() {
       `bare COPY  | ${String(copyRows.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(copyRows.length / s)}`,
     );
 
-    await benchTeltonika(db, teltonikaPort, startMs + 10 * 86_400_000);
+    const pid = child.pid as number;
+    await benchTeltonika(db, teltonikaPort, startMs + 10 * 86_400_000, pid);
+    await benchGt06(db, gt06Port, startMs + 12 * 86_400_000, pid);
   } finally {
     await db.end();
     child.kill('SIGTERM');
@@ -183,7 +191,7 @@ async function main() {
  * Teltonika Codec 8 Extended over TCP: TELTONIKA_DEVICES devices connected at once, each sending
  * packets of records and waiting for each packet's ACK (sent only once the records are durable).
  */
-async function benchTeltonika(db: pg.Client, port: number, startMs: number): Promise<void> {
+async function benchTeltonika(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
   const devices = Number(process.env.BENCH_TELTONIKA_DEVICES ?? 1000);
   const packets = 10;
   const perPacket = 10;
@@ -249,15 +257,118 @@ async function benchTeltonika(db: pg.Client, port: number, startMs: number): Pro
       });
     });
   const t = performance.now();
+  const cpu = cpuSeconds(pid);
   const acked = (await Promise.all(Array.from({ length: devices }, (_, d) => runDevice(d)))).reduce((a, b) => a + b, 0);
   const s = (performance.now() - t) / 1000;
+  const cpuUs = ((cpuSeconds(pid) - cpu) / acked) * 1e6;
   const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE 'td%'");
   console.log(
     `Teltonika Codec 8E over TCP, ${devices} devices connected at once, ${packets} packets of ${perPacket} records each`,
   );
-  console.log(`acknowledged | stored | seconds | records/s`);
+  console.log(`acknowledged | stored | seconds | records/s | ingest CPU µs/record`);
   console.log(
-    `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${Math.round(acked / s)}`,
+    `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${String(Math.round(acked / s)).padStart(9)} | ${cpuUs.toFixed(0)}`,
+  );
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc; clock ticks at the usual 100 Hz). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A GT06 0x22 location packet: GPS block (UTC), LBS, ACC, upload mode, re-upload. */
+function gt06Location(tsMs: number, lat: number, lon: number, serial: number): Buffer {
+  const d = new Date(tsMs);
+  const b = Buffer.alloc(29);
+  b.writeUInt8(d.getUTCFullYear() - 2000, 0);
+  b.writeUInt8(d.getUTCMonth() + 1, 1);
+  b.writeUInt8(d.getUTCDate(), 2);
+  b.writeUInt8(d.getUTCHours(), 3);
+  b.writeUInt8(d.getUTCMinutes(), 4);
+  b.writeUInt8(d.getUTCSeconds(), 5);
+  b.writeUInt8(0xc9, 6);
+  b.writeUInt32BE(Math.round(Math.abs(lat) * 1_800_000), 7);
+  b.writeUInt32BE(Math.round(Math.abs(lon) * 1_800_000), 11);
+  b.writeUInt8(40, 15);
+  // Course 180, positioned, west, south.
+  b.writeUInt16BE(0x1000 | 0x0800 | 180, 16);
+  Buffer.from('02d406c4af0aaf78', 'hex').copy(b, 18);
+  b.writeUInt8(1, 26);
+  return encodeGt06Packet(0x22, b, serial);
+}
+
+/**
+ * GT06 over TCP: GT06_DEVICES devices connected at once, each logging in, then sending its
+ * positions in windows of 10 packets (one record each) and waiting for their serial echoes, which
+ * come only once the records are durable.
+ */
+async function benchGt06(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
+  const devices = Number(process.env.BENCH_GT06_DEVICES ?? 1000);
+  const windows = 10;
+  const perWindow = 10;
+  const imei = (d: number) => `86${String(d).padStart(13, '0')}`;
+  await db.query(
+    `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
+     SELECT 'gv' || d, 'GTS' || lpad(d::text, 4, '0'), 'df-taxi', 'taxi', 4, 'bench'
+     FROM generate_series(0, $1::int - 1) d`,
+    [devices],
+  );
+  await db.query(
+    `INSERT INTO devices (id, vehicle_id, identifier, protocol, token_hash)
+     SELECT 'gd' || d, 'gv' || d, '86' || lpad(d::text, 13, '0'), 'gt06', md5(random()::text)
+     FROM generate_series(0, $1::int - 1) d`,
+    [devices],
+  );
+  const ANSWER = 10;
+  const runDevice = (d: number) =>
+    new Promise<number>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let answers = 0;
+      let sent = 0;
+      let buffer = Buffer.alloc(0);
+      const sendWindow = () => {
+        const packets: Buffer[] = [];
+        for (let j = 0; j < perWindow; j++, sent++) {
+          packets.push(
+            gt06Location(startMs + sent * 1000, -15.79 - sent * 1e-5, -47.88 + d * 1e-4, (sent + 1) & 0xffff),
+          );
+        }
+        socket.write(Buffer.concat(packets));
+      };
+      socket.setTimeout(60_000, () => socket.destroy(new Error(`GT06 device ${d} timed out`)));
+      socket.on('error', reject);
+      socket.on('connect', () => socket.write(encodeGt06Packet(0x01, Buffer.from(`0${imei(d)}`, 'hex'), 0)));
+      socket.on('data', (chunk) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        while (buffer.length >= ANSWER) {
+          buffer = buffer.subarray(ANSWER);
+          answers++;
+          // The login's answer, then each window's last answer opens the next window.
+          if (answers === 1 || (answers - 1) % perWindow === 0) {
+            if (sent < windows * perWindow) sendWindow();
+            else {
+              socket.end();
+              resolve(answers - 1);
+            }
+          }
+        }
+      });
+    });
+  const t = performance.now();
+  const cpu = cpuSeconds(pid);
+  const acked = (await Promise.all(Array.from({ length: devices }, (_, d) => runDevice(d)))).reduce((a, b) => a + b, 0);
+  const s = (performance.now() - t) / 1000;
+  const cpuUs = ((cpuSeconds(pid) - cpu) / acked) * 1e6;
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE 'gd%'");
+  console.log(
+    `GT06 (Concox) 0x22 over TCP, ${devices} devices connected at once, ${windows} windows of ${perWindow} packets (one record each)`,
+  );
+  console.log(`acknowledged | stored | seconds | records/s | ingest CPU µs/record`);
+  console.log(
+    `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${String(Math.round(acked / s)).padStart(9)} | ${cpuUs.toFixed(0)}`,
   );
 }
 

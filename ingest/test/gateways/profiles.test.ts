@@ -21,6 +21,9 @@ describe('shipped profiles', () => {
 
   it('all validate, are named after their files, and each protocol has exactly one default', () => {
     expect(registry.names.sort()).toEqual([
+      'gt06-default',
+      'gt06-local-time-brt',
+      'gt06-taxi',
       'osmand-traccar-client',
       'teltonika-default',
       'teltonika-fmc130-taxi',
@@ -29,6 +32,7 @@ describe('shipped profiles', () => {
     ]);
     expect(registry.defaultFor('teltonika').name).toBe('teltonika-default');
     expect(registry.defaultFor('osmand').name).toBe('osmand-traccar-client');
+    expect(registry.defaultFor('gt06').name).toBe('gt06-default');
   });
 
   it('resolves a device profile: by name, the default when none, a reason otherwise', () => {

@@ -45,7 +45,7 @@ export const profileFieldNames = Object.keys(PROFILE_FIELDS) as ProfileField[];
 /** What a mapped field ends up as, before the telemetry schema checks its range. */
 export type FieldValue = boolean | number | string;
 
-export const PROFILE_PROTOCOLS = ['teltonika', 'osmand'] as const;
+export const PROFILE_PROTOCOLS = ['teltonika', 'osmand', 'gt06'] as const;
 export type ProfileProtocol = (typeof PROFILE_PROTOCOLS)[number];
 
 const mapValue = z.union([z.boolean(), z.number().finite(), z.string().min(1).max(64)]);
@@ -92,9 +92,47 @@ export const osmandSourceSchema = z.strictObject({
   ...transformShape,
 });
 
+/**
+ * What a GT06 (Concox) packet carries besides the fix; the gateway resolves each per record:
+ * - `acc`: 1 while the ignition (ACC wire) is on — the ACC byte of 0x22/0x32, else the terminal
+ *   information of an alarm packet, else course/status bits 14–15, else the last heartbeat's;
+ * - `terminalInfo`: the terminal-information byte (bit 0 defence, 1 ACC, 2 charging, 3–5 alarm
+ *   kind, 6 GPS tracking, 7 oil/electricity cut) of this packet or, lacking one, the last heartbeat;
+ * - `alarm`: the alarm code of an alarm packet (0x16/0x26/0x27); with `alarmCode`, 1 on a packet
+ *   with that code and absent on every other, so a momentary input (door, SOS) needs no map;
+ * - `voltageLevel` (0–6) and `gsmSignal` (0–4): of this packet or the last heartbeat;
+ * - `externalVoltage` (centivolts) and `odometer` (metres): where the firmware sends them (0x32).
+ */
+export const GT06_INPUTS = [
+  'acc',
+  'terminalInfo',
+  'alarm',
+  'voltageLevel',
+  'gsmSignal',
+  'externalVoltage',
+  'odometer',
+] as const;
+export type Gt06Input = (typeof GT06_INPUTS)[number];
+
+export const gt06SourceSchema = z.strictObject({
+  input: z.enum(GT06_INPUTS),
+  alarmCode: z.number().int().min(0).max(255).optional(),
+  ...transformShape,
+});
+
+/** A GT06 firmware's clock: most send UTC; some are set to local time, this many minutes ahead of UTC. */
+export const gt06ClockSchema = z.strictObject({
+  utcOffsetMinutes: z
+    .number()
+    .int()
+    .min(-12 * 60)
+    .max(14 * 60),
+});
+
 export type TeltonikaSource = z.infer<typeof teltonikaSourceSchema>;
 export type OsmandSource = z.infer<typeof osmandSourceSchema>;
-export type FieldMapping = TeltonikaSource | OsmandSource;
+export type Gt06Source = z.infer<typeof gt06SourceSchema>;
+export type FieldMapping = TeltonikaSource | OsmandSource | Gt06Source;
 
 const MAX_NOTES = 40;
 
@@ -119,6 +157,13 @@ export const deviceProfileSchema = z
   .discriminatedUnion('protocol', [
     z.strictObject({ ...baseShape, protocol: z.literal('teltonika'), fields: fieldsOf(teltonikaSourceSchema) }),
     z.strictObject({ ...baseShape, protocol: z.literal('osmand'), fields: fieldsOf(osmandSourceSchema) }),
+    z.strictObject({
+      ...baseShape,
+      protocol: z.literal('gt06'),
+      fields: fieldsOf(gt06SourceSchema),
+      /** Absent: the firmware sends UTC (or says its zone in the login packet). */
+      clock: gt06ClockSchema.optional(),
+    }),
   ])
   .superRefine((profile, ctx) => {
     for (const [field, mapping] of Object.entries(profile.fields) as [ProfileField, FieldMapping][]) {
@@ -143,6 +188,9 @@ function mappingProblems(kind: FieldKind, m: FieldMapping): string[] {
     problems.push(`scale/offset make no sense for a ${kind} field`);
   }
   if (numeric && m.map) problems.push('use either map or scale/offset, not both');
+  if ('alarmCode' in m && m.alarmCode !== undefined && m.input !== 'alarm') {
+    problems.push('alarmCode applies to the alarm input only');
+  }
   for (const [raw, value] of Object.entries(m.map ?? {})) {
     const ok =
       kind === 'boolean'
