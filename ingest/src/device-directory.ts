@@ -48,7 +48,7 @@ export class DeviceDirectory {
   constructor(
     private readonly db: Database,
     ttlMs: number,
-    maxEntries = 10_000,
+    maxEntries = 100_000,
   ) {
     this.known = new BoundedCache(maxEntries, ttlMs);
     this.unknown = new BoundedCache(maxEntries, ttlMs);
