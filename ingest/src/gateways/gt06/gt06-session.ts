@@ -290,7 +290,12 @@ export class Gt06Session {
   private badPacket(code: Gt06ErrorCode | 'NOT_LOGGED_IN', message: string): void {
     this.badPacketsInARow++;
     this.ctx.metrics.badInput(CHANNEL, code.toLowerCase());
-    this.ctx.log.warn({ ...CHANNEL, device: this.imei, remote: this.remote, code }, `packet not answered: ${message}`);
+    // Anyone can send bad packets: a few lines per code, every one counted.
+    this.ctx.logLimiter.warn(
+      this.ctx.log,
+      { ...CHANNEL, device: this.imei, remote: this.remote, code },
+      `packet not answered: ${message}`,
+    );
     if (this.badPacketsInARow >= this.ctx.limits.gt06MaxConsecutiveBadPackets) {
       this.refuse('TOO_MANY_BAD_PACKETS', `${this.badPacketsInARow} bad packets in a row`);
     }
@@ -302,7 +307,11 @@ export class Gt06Session {
     this.state = 'closed';
     this.disarm();
     this.ctx.metrics.badInput(CHANNEL, code.toLowerCase());
-    this.ctx.log.warn({ ...CHANNEL, device: this.imei, remote: this.remote, code }, `connection closed: ${message}`);
+    this.ctx.logLimiter.warn(
+      this.ctx.log,
+      { ...CHANNEL, device: this.imei, remote: this.remote, code },
+      `connection closed: ${message}`,
+    );
     this.socket.destroy();
   }
 
