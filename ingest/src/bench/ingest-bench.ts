@@ -6,7 +6,8 @@
  * ingest service runs as its own process (the built `ingest/dist/main.js`), so the load
  * generator's cost is not counted against it; the database is a scratch one on the local
  * server (TEST_PG_URL, default the machine's PostgreSQL), dropped at the end. A script that
- * prints figures, not a test.
+ * prints figures, not a test. BENCH_PATHS (comma-separated: http, copy, teltonika, gt06; default
+ * all) runs only some paths, e.g. on a shared machine.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,6 +28,7 @@ const DEVICES = 200;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RECORDS: Record<number, number> = { 1: 20_000, 100: 200_000, 1000: 400_000 };
+const PATHS = new Set((process.env.BENCH_PATHS ?? 'http,copy,teltonika,gt06').split(',').map((s) => s.trim()));
 
 interface Sample {
   deviceId: string;
@@ -116,12 +118,14 @@ async function main() {
       [rows.map((r) => r.d), rows.map((r) => r.hash)],
     );
 
-    console.log(`HTTP ingest into PostgreSQL, ${DEVICES} devices, ${CONCURRENCY} concurrent clients`);
-    console.log('batch size | records | seconds | records/s');
+    if (PATHS.has('http') || PATHS.has('copy')) {
+      console.log(`HTTP ingest into PostgreSQL, ${DEVICES} devices, ${CONCURRENCY} concurrent clients`);
+      console.log('batch size | records | seconds | records/s');
+    }
     const startMs = Date.now() - 30 * 86_400_000;
     // Each run writes its own day, so no run's rows are duplicates of another's.
     let run = 0;
-    for (const size of [1, 100, 1000]) {
+    for (const size of PATHS.has('http') ? [1, 100, 1000] : []) {
       run++;
       const samples = makeSamples(RECORDS[size] ?? 10_000, startMs, run);
       const bodies: string[] = [];
@@ -150,41 +154,44 @@ async function main() {
       );
     }
 
-    // The ceiling: the same kind of rows, straight into the table by COPY on one connection.
-    const copyRows = makeSamples(RECORDS[1000] ?? 100_000, startMs, ++run);
-    const client = new pg.Client({ connectionString: scratch.url });
-    await client.connect();
-    const t = performance.now();
-    const lines = Readable.from(
-      (function* () {
-        for (const r of copyRows) {
-          yield `${r.ts}\td${r.deviceId.slice(6)}\tv${r.deviceId.slice(6)}\t${new Date().toISOString()}\t${r.lat}\t${r.lon}\t${r.speedKmh}\t${r.headingDeg}\t\\N\tt\t\\N\t${r.passengers}\t\\N\t\\N\t\\N\thired\t1\t${r.meter.fareCents}\t${r.meter.tripId}\t${r.tacho.speedKmh}\t${r.tacho.driverId}\t0\t0\n`;
-        }
-      })(),
-    );
-    await pipeline(
-      lines,
-      client.query(
-        copyFrom(`COPY telemetry (ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m,
-          ignition, door_open, passengers, children_under7, boardings, alightings, meter_state, meter_tariff,
-          meter_fare_cents, meter_trip_id, tacho_speed_kmh, tacho_driver_id, dist_m, dt_s) FROM STDIN`),
-      ),
-    );
-    const s = (performance.now() - t) / 1000;
-    await client.end();
-    console.log(
-      `bare COPY  | ${String(copyRows.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(copyRows.length / s)}`,
-    );
-
+    if (PATHS.has('copy')) await benchCopy(scratch.url, startMs, ++run);
     const pid = child.pid as number;
-    await benchTeltonika(db, teltonikaPort, startMs + 10 * 86_400_000, pid);
-    await benchGt06(db, gt06Port, startMs + 12 * 86_400_000, pid);
+    if (PATHS.has('teltonika')) await benchTeltonika(db, teltonikaPort, startMs + 10 * 86_400_000, pid);
+    if (PATHS.has('gt06')) await benchGt06(db, gt06Port, startMs + 12 * 86_400_000, pid);
   } finally {
     await db.end();
     child.kill('SIGTERM');
     await once(child, 'exit');
     await scratch.drop();
   }
+}
+
+/** The ceiling: the same kind of rows, straight into the table by COPY on one connection. */
+async function benchCopy(url: string, startMs: number, run: number): Promise<void> {
+  const copyRows = makeSamples(RECORDS[1000] ?? 100_000, startMs, run);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const t = performance.now();
+  const lines = Readable.from(
+    (function* () {
+      for (const r of copyRows) {
+        yield `${r.ts}\td${r.deviceId.slice(6)}\tv${r.deviceId.slice(6)}\t${new Date().toISOString()}\t${r.lat}\t${r.lon}\t${r.speedKmh}\t${r.headingDeg}\t\\N\tt\t\\N\t${r.passengers}\t\\N\t\\N\t\\N\thired\t1\t${r.meter.fareCents}\t${r.meter.tripId}\t${r.tacho.speedKmh}\t${r.tacho.driverId}\t0\t0\n`;
+      }
+    })(),
+  );
+  await pipeline(
+    lines,
+    client.query(
+      copyFrom(`COPY telemetry (ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m,
+        ignition, door_open, passengers, children_under7, boardings, alightings, meter_state, meter_tariff,
+        meter_fare_cents, meter_trip_id, tacho_speed_kmh, tacho_driver_id, dist_m, dt_s) FROM STDIN`),
+    ),
+  );
+  const s = (performance.now() - t) / 1000;
+  await client.end();
+  console.log(
+    `bare COPY  | ${String(copyRows.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(copyRows.length / s)}`,
+  );
 }
 
 /**
