@@ -8,6 +8,7 @@ import { MIN_FLEET } from './fleet/fleet-split.js';
 /** The gateways' ports when the server runs with its defaults. */
 const TELTONIKA_PORT = configSchema.shape.TELTONIKA_PORT.parse(undefined);
 const OSMAND_PORT = configSchema.shape.OSMAND_PORT.parse(undefined);
+const GT06_PORT = configSchema.shape.GT06_PORT.parse(undefined);
 
 export const USAGE = `Usage: npm run simulate -- [options]
 
@@ -22,9 +23,11 @@ Options:
   --interval-ms <ms>    milliseconds between two samples of a vehicle (default 2000)
   --seed <seed>         seed of the simulation (default 1); the same seed replays the same fleet
   --protocol <name>     native (JSON over HTTP, the default), osmand (emulated Traccar Client
-                        phones) or teltonika (emulated Teltonika Codec 8 Extended trackers)
+                        phones), teltonika (emulated Teltonika Codec 8 Extended trackers), gt06
+                        (emulated GT06/Concox trackers) or mixed (each device one of the four)
   --teltonika <h:p>     Teltonika gateway (default: the API host, port ${TELTONIKA_PORT} as TELTONIKA_PORT)
   --osmand <h:p>        OsmAnd gateway (default: the API host, port ${OSMAND_PORT} as OSMAND_PORT)
+  --gt06 <h:p>          GT06 gateway (default: the API host, port ${GT06_PORT} as GT06_PORT)
   -h, --help            show this help
 
 Environment: ADMIN_TOKEN (admin token), LOG_LEVEL (pino level, default info).`;
@@ -48,6 +51,7 @@ export const cliOptionsSchema = z.object({
   protocol: z.enum(SIM_PROTOCOLS).optional(),
   teltonika: hostPortSchema.optional(),
   osmand: hostPortSchema.optional(),
+  gt06: hostPortSchema.optional(),
 });
 
 export type CliOptions = z.output<typeof cliOptionsSchema>;
@@ -72,6 +76,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         protocol: { type: 'string' },
         teltonika: { type: 'string' },
         osmand: { type: 'string' },
+        gt06: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -90,6 +95,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     protocol: values.protocol,
     teltonika: values.teltonika,
     osmand: values.osmand,
+    gt06: values.gt06,
   });
   if (!parsed.success) {
     return { help: false, error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };

@@ -51,6 +51,7 @@ try {
     protocol: options.protocol,
     teltonika: options.teltonika,
     osmand: options.osmand,
+    gt06: options.gt06,
   });
   if (stopping) await simulator.stop();
 } catch (err) {

@@ -4,10 +4,12 @@ import { z } from 'zod';
 import { HttpError } from './api/http.js';
 import { registerRoster, rotateDeviceToken } from './api/registry-registration.js';
 import { type Clock, systemClock } from './clock.js';
+import { Gt06Uplink } from './emulators/gt06/gt06-uplink.js';
 import { type HostPort, hostPortSchema } from './emulators/host-port.js';
 import { OsmandUplink } from './emulators/osmand/osmand-uplink.js';
 import {
   type EmulatorProfile,
+  type Gt06Profile,
   loadEmulatorProfile,
   type OsmandProfile,
   type TeltonikaProfile,
@@ -47,13 +49,16 @@ export const simulatorOptionsSchema = z.object({
   registrationTimeoutMs: z.number().int().min(0).default(120_000),
   /**
    * How the devices talk: `native` (JSON over HTTP with device tokens), or as emulated Traccar
-   * Client phones (`osmand`) or Teltonika Codec 8 Extended trackers (`teltonika`).
+   * Client phones (`osmand`), Teltonika Codec 8 Extended trackers (`teltonika`) or GT06 (Concox)
+   * trackers (`gt06`); `mixed` gives each device one of the four in turn.
    */
   protocol: z.enum(SIM_PROTOCOLS).default('native'),
   /** Teltonika gateway; default: the API's host and the server's default TELTONIKA_PORT. */
   teltonika: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
   /** OsmAnd gateway; default: the API's host and the server's default OSMAND_PORT. */
   osmand: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
+  /** GT06 gateway; default: the API's host and the server's default GT06_PORT. */
+  gt06: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
 });
 
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
@@ -88,6 +93,7 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   const gateway = (given: HostPort | undefined, port: number): HostPort => given ?? { host: apiHost, port };
   const teltonika = gateway(options.teltonika, configSchema.shape.TELTONIKA_PORT.parse(undefined));
   const osmand = gateway(options.osmand, configSchema.shape.OSMAND_PORT.parse(undefined));
+  const gt06 = gateway(options.gt06, configSchema.shape.GT06_PORT.parse(undefined));
   const profiles = new Map<string, EmulatorProfile>();
   const profileOf = (name: string) => {
     const profile = profiles.get(name) ?? loadEmulatorProfile(name);
@@ -109,6 +115,13 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
         ...teltonika,
         imei: identity.identifier,
         profile: profileOf(identity.profile as string) as TeltonikaProfile,
+        log,
+      });
+    } else if (identity.protocol === 'gt06') {
+      uplink = new Gt06Uplink({
+        ...gt06,
+        imei: identity.identifier,
+        profile: profileOf(identity.profile as string) as Gt06Profile,
         log,
       });
     } else if (identity.protocol === 'osmand') {
@@ -162,12 +175,13 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   }, STATS_LOG_INTERVAL_MS);
   statsTimer.unref();
 
-  const target =
-    options.protocol === 'teltonika'
-      ? { teltonika: `${teltonika.host}:${teltonika.port}` }
-      : options.protocol === 'osmand'
-        ? { osmand: `${osmand.host}:${osmand.port}` }
-        : { ingestUrl };
+  const used = new Set([...identities.values()].map((identity) => identity.protocol));
+  const target = {
+    ...(used.has('native') ? { ingestUrl } : {}),
+    ...(used.has('osmand') ? { osmand: `${osmand.host}:${osmand.port}` } : {}),
+    ...(used.has('teltonika') ? { teltonika: `${teltonika.host}:${teltonika.port}` } : {}),
+    ...(used.has('gt06') ? { gt06: `${gt06.host}:${gt06.port}` } : {}),
+  };
   log.info(
     { vehicles: fleet.vehicles.length, intervalMs: options.intervalMs, protocol: options.protocol, ...target },
     'simulated fleet streaming',

@@ -1,9 +1,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { TelemetryInput } from '@vigia/core';
+import { type TelemetryInput, telemetryInputSchema } from '@vigia/core';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gt06PositionToDecoded } from '../../ingest/src/gateways/gt06/gt06-to-telemetry.js';
+import {
+  buildTelemetry,
+  type DeviceProfile,
+  decodeGt06,
+  ProfileRegistry,
+  scanGt06Packet,
+} from '../../ingest/src/gateways/index.js';
+import { ManualClock } from '../src/clock.js';
 import {
   crcItu,
   GT06_PROTOCOL,
@@ -18,7 +27,9 @@ import {
 } from '../src/emulators/gt06/gt06-codec.js';
 import { Gt06Uplink } from '../src/emulators/gt06/gt06-uplink.js';
 import { samplePacket } from '../src/emulators/gt06/sample-to-gt06.js';
-import type { Gt06Profile } from '../src/emulators/profiles/emulator-profile.js';
+import { type Gt06Profile, loadEmulatorProfile } from '../src/emulators/profiles/emulator-profile.js';
+import { Fleet } from '../src/fleet/fleet.js';
+import { buildRoster } from '../src/fleet/roster.js';
 
 /**
  * The GT06 emulator is a second, independent implementation of the device side: its packets are
@@ -161,13 +172,13 @@ describe('GT06 encoder against real frames', () => {
   });
 });
 
-/** A profile written for these tests: ACC as ignition, the door on the defence bit, SOS as panic. */
+/** A profile written for these tests: ACC as ignition, the door on the defence bit. */
 const testProfile: Gt06Profile = {
   name: 'gt06-test',
   protocol: 'gt06',
   fields: {
-    ignition: { source: 'acc' },
-    doorOpen: { source: 'terminalInfo', bit: 0 },
+    ignition: { input: 'acc' },
+    doorOpen: { input: 'terminalInfo', bit: 0 },
   },
 };
 
@@ -187,7 +198,7 @@ describe('samples as GT06 packets', () => {
   it('puts a sample in a 0x22 location packet when the profile reads only ACC', () => {
     const { protocol, packet } = samplePacket(
       sample(0),
-      { ...testProfile, fields: { ignition: { source: 'acc' } } },
+      { ...testProfile, fields: { ignition: { input: 'acc' } } },
       7,
       false,
     );
@@ -209,14 +220,68 @@ describe('samples as GT06 packets', () => {
   });
 
   it('raises an alarm packet (0x26) when a mapped input is in alarm', () => {
-    const profile: Gt06Profile = {
-      ...testProfile,
-      fields: { ...testProfile.fields, doorOpen: { source: 'alarm', map: { '0': false, '19': true } } },
-    };
+    // The shipped taxi profile: the door input raises alarm 0x14 when it opens.
+    const profile = loadEmulatorProfile('gt06-taxi') as Gt06Profile;
     const alarm = samplePacket(sample(0, { doorOpen: true }), profile, 1, false);
     expect(alarm.protocol).toBe(0x26);
-    expect(alarm.packet[34]).toBe(19);
-    expect(samplePacket(sample(0, { doorOpen: false }), profile, 1, false).protocol).toBe(0x16);
+    expect(alarm.packet[34]).toBe(0x14);
+    expect(alarm.packet[31]! & 0b10).toBe(0b10); // ACC in the terminal info
+    expect(samplePacket(sample(0, { doorOpen: false }), profile, 1, false).protocol).toBe(0x22);
+    // A code map instead of alarmCode: the field's value is the code.
+    const coded: Gt06Profile = {
+      ...testProfile,
+      fields: { doorOpen: { input: 'alarm', map: { '0': false, '19': true } } },
+    };
+    expect(samplePacket(sample(0, { doorOpen: true }), coded, 1, false).packet[34]).toBe(19);
+  });
+});
+
+describe('simulator samples through the GT06 emulator and back through the gateway decoder', () => {
+  it('the shipped GT06 profiles carry position, time, speed, course, ignition and the taxi door', () => {
+    const start = Date.parse('2026-03-10T19:50:00-03:00');
+    const roster = buildRoster(9, start);
+    const clock = new ManualClock(start);
+    const fleet = new Fleet(roster, { seed: 'gt06', startMs: start, warmUpMs: 600_000 });
+    const registry = ProfileRegistry.load();
+    const limits = { receivedAt: new Date('2030-01-01T00:00:00Z'), maxFutureSkewS: 300 };
+    const kinds = new Map<number, number>();
+    let checked = 0;
+    while (clock.now() <= start + 600_000) {
+      for (const sample of fleet.tick(clock.now(), 2000)) {
+        const name = sample.deviceId.startsWith('SIM-SP-') ? 'gt06-default' : 'gt06-taxi';
+        const { protocol, packet } = samplePacket(sample, loadEmulatorProfile(name) as Gt06Profile, 1, false);
+        kinds.set(protocol, (kinds.get(protocol) ?? 0) + 1);
+        const scan = scanGt06Packet(packet, 1024);
+        if (scan.kind !== 'packet') throw new Error(`not one packet: ${scan.kind}`);
+        const message = decodeGt06(scan.protocol, Buffer.from(scan.content));
+        if (message.kind !== 'position') throw new Error(`decoded as ${message.kind}`);
+        const decoded = gt06PositionToDecoded(
+          '359990000000011',
+          message,
+          {},
+          registry.get(name) as DeviceProfile,
+          packet,
+        );
+        expect(decoded.mapped.problems).toEqual([]);
+        const built = buildTelemetry(decoded.fix, decoded.mapped, limits);
+        if (!built.ok) throw new Error(built.message);
+        const want = telemetryInputSchema.parse(sample);
+        const got = built.input;
+        const label = `${want.deviceId} ${want.ts.toISOString()}`;
+        expect(got.ts.getTime(), label).toBe(Math.floor(want.ts.getTime() / 1000) * 1000);
+        expect(Math.abs(got.lat - want.lat), label).toBeLessThan(3e-7);
+        expect(Math.abs(got.lon - want.lon), label).toBeLessThan(3e-7);
+        expect(got.speedKmh, label).toBe(Math.round(want.speedKmh ?? 0));
+        expect(got.headingDeg, label).toBe(Math.round(want.headingDeg ?? 0) % 360);
+        expect(got.ignition, label).toBe(want.ignition);
+        // The door raises an alarm when open; a closed door sends nothing, so it stays unknown.
+        expect(got.doorOpen, label).toBe(name === 'gt06-taxi' && want.doorOpen ? true : undefined);
+        checked++;
+      }
+      clock.advance(2000);
+    }
+    expect(checked).toBeGreaterThan(1000);
+    console.log(`GT06 round trip: ${checked} samples, packets ${JSON.stringify(Object.fromEntries(kinds))}`);
   });
 });
 
@@ -295,7 +360,7 @@ function uplinkTo(port: number, clock: { t: number }, extra: { ackTimeoutMs?: nu
     host: '127.0.0.1',
     port,
     imei: '359990000000011',
-    profile: { ...testProfile, fields: { ignition: { source: 'acc' } } },
+    profile: { ...testProfile, fields: { ignition: { input: 'acc' } } },
     log: silent,
     now: () => clock.t,
     ...extra,

@@ -21,8 +21,15 @@ describe('simulate CLI: device protocols', () => {
     });
   });
 
+  it('reads --protocol gt06 and mixed, and the GT06 gateway address', () => {
+    const r = parseCli(['--protocol', 'gt06', '--gt06', '10.0.0.5:5023'], { ADMIN_TOKEN: 't' });
+    expect(r).toMatchObject({ help: false, options: { protocol: 'gt06', gt06: { host: '10.0.0.5', port: 5023 } } });
+    expect(parseCli(['--protocol', 'mixed'], { ADMIN_TOKEN: 't' })).toMatchObject({ options: { protocol: 'mixed' } });
+  });
+
   it.each([
-    [['--protocol', 'gt06'], 'protocol'],
+    [['--protocol', 'h02'], 'protocol'],
+    [['--gt06', 'gw.local'], 'gt06'],
     [['--teltonika', 'gw.local'], 'teltonika'],
     [['--osmand', 'gw.local:99999'], 'osmand'],
   ] as const)('rejects %j', (argv, mentions) => {

@@ -4,13 +4,17 @@ import type { RegistryApi } from '../api/registry-registration.js';
 import type { RosterEntry } from '../fleet/roster.js';
 import { emulatedImei } from './teltonika/imei.js';
 
-/** How the simulated fleet talks: the native JSON API, or one of the emulated device protocols. */
-export const SIM_PROTOCOLS = ['native', 'osmand', 'teltonika'] as const;
+/** How a simulated device talks: the native JSON API, or one of the emulated device protocols. */
+export const DEVICE_PROTOCOLS = ['native', 'osmand', 'teltonika', 'gt06'] as const;
+export type DeviceProtocol = (typeof DEVICE_PROTOCOLS)[number];
+
+/** How the simulated fleet talks: one protocol for every device, or `mixed` (each device one of them in turn). */
+export const SIM_PROTOCOLS = [...DEVICE_PROTOCOLS, 'mixed'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
 
 /** What the registry must say about a device for the gateway to accept it and read it right. */
 export interface ProtocolIdentity {
-  protocol: SimProtocol;
+  protocol: DeviceProtocol;
   identifier: string;
   profile: string | null;
 }
@@ -18,22 +22,35 @@ export interface ProtocolIdentity {
 const PACK_SERIAL: Record<string, number> = { DF: 1, BEL: 2, SP: 3 };
 
 /**
- * The identity an entry's device has under `protocol`: native and OsmAnd devices keep the
- * roster's identifier (`SIM-DF-0001`); a Teltonika tracker is known by its IMEI, one per roster
- * device (`SIM-BEL-0007` → pack 2, number 7). Profiles are the shipped ones for each vehicle kind.
+ * The protocol a device speaks in a `mixed` fleet: the device's number in its pack picks one in
+ * turn, so every pack (and every city) has devices of each protocol, the same ones on every run.
  */
-export function protocolIdentity(entry: RosterEntry, protocol: SimProtocol): ProtocolIdentity {
+export function mixedProtocol(identifier: string): DeviceProtocol {
+  const n = Number(/-(\d+)$/.exec(identifier)?.[1] ?? 0);
+  return DEVICE_PROTOCOLS[n % DEVICE_PROTOCOLS.length] as DeviceProtocol;
+}
+
+/**
+ * The identity an entry's device has under `protocol`: native and OsmAnd devices keep the
+ * roster's identifier (`SIM-DF-0001`); a Teltonika or GT06 tracker is known by its IMEI, one per
+ * roster device (`SIM-BEL-0007` → pack 2, number 7). Profiles are the shipped ones for each
+ * vehicle kind. In a `mixed` fleet each device gets the protocol `mixedProtocol` gives it.
+ */
+export function protocolIdentity(entry: RosterEntry, fleetProtocol: SimProtocol): ProtocolIdentity {
   const identifier = entry.device.identifier;
+  const protocol = fleetProtocol === 'mixed' ? mixedProtocol(identifier) : fleetProtocol;
   if (protocol === 'native') return { protocol, identifier, profile: null };
   if (protocol === 'osmand') return { protocol, identifier, profile: 'osmand-traccar-client' };
   const match = /^SIM-([A-Z]+)-(\d+)$/.exec(identifier);
   const pack = match ? PACK_SERIAL[match[1] as string] : undefined;
   if (!match || pack === undefined) throw new Error(`No IMEI for device identifier '${identifier}'`);
-  return {
-    protocol,
-    identifier: emulatedImei(pack * 1_000_000 + Number(match[2])),
-    profile: entry.vehicle.pack === 'sp-fretamento' ? 'teltonika-fmc650-bus' : 'teltonika-fmc130-taxi',
-  };
+  const imei = emulatedImei(pack * 1_000_000 + Number(match[2]));
+  const bus = entry.vehicle.pack === 'sp-fretamento';
+  if (protocol === 'gt06') {
+    // A GT06 has no input for a bus's passenger counter or tachograph: a bus gets position and ignition.
+    return { protocol, identifier: imei, profile: bus ? 'gt06-default' : 'gt06-taxi' };
+  }
+  return { protocol, identifier: imei, profile: bus ? 'teltonika-fmc650-bus' : 'teltonika-fmc130-taxi' };
 }
 
 const registeredDeviceSchema = z.looseObject({

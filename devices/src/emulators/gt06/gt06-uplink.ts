@@ -21,6 +21,8 @@ export interface Gt06UplinkOptions {
   /** A heartbeat (status) packet goes at most this often, and after each login. */
   heartbeatIntervalMs?: number;
   now?: () => number;
+  /** Called with each sample the server echoed, once (tests keep the list of acknowledged positions). */
+  onAcknowledged?: (sample: TelemetryInput) => void;
 }
 
 const DEFAULT_ACK_TIMEOUT_MS = 15_000;
@@ -187,6 +189,7 @@ export class Gt06Uplink implements TelemetryUplink {
       if (at >= 0) this.backlog.splice(at, 1);
       this.stats.sent++;
       this.stats.accepted++;
+      this.o.onAcknowledged?.(sent.sample);
     }
   }
 }

@@ -49,7 +49,8 @@ export function sampleCell(sample: TelemetryInput): Gt06Cell {
 /**
  * What the tracker wired as `profile` says about itself at `sample`: the ACC line, the terminal
  * info bits, the alarm code and the levels the profile maps, with a healthy device's values for
- * the rest. `mapped` lists the status inputs (other than ACC) the sample gave a value to.
+ * the rest. `mapped` lists the status inputs the sample gave a value to that only a status packet
+ * carries (a 0x22 location carries ACC, and an alarm goes in an alarm packet anyway).
  */
 export function sampleStatus(sample: TelemetryInput, profile: Gt06Profile): Gt06Status & { mapped: Set<string> } {
   let acc = false;
@@ -64,25 +65,31 @@ export function sampleStatus(sample: TelemetryInput, profile: Gt06Profile): Gt06
   for (const [field, m] of Object.entries(profile.fields)) {
     const raw = gt06RawFor(m, fieldValue(sample, field));
     if (!raw) continue;
-    if (m.source !== 'acc') mapped.add(m.source);
-    switch (m.source) {
+    switch (m.input) {
       case 'acc':
         acc = raw.value !== 0;
         break;
       case 'terminalInfo':
         // A bit input sets or clears its bit; an unbitted one is the whole byte.
         terminalInfo = raw.bits === undefined ? raw.value : (terminalInfo & ~raw.bits) | raw.value;
+        mapped.add(m.input);
         break;
-      case 'alarm':
-        // A field mapped to "no alarm" leaves the code of another field that has one.
-        if (raw.value !== GT06_ALARM.normal) status.alarm = raw.value;
+      case 'alarm': {
+        // With alarmCode, the field is 1 on a packet with that code: a true value raises it, a
+        // false one has no packet of its own. A field mapped to "no alarm" leaves another's code.
+        const code = m.alarmCode === undefined ? raw.value : raw.value !== 0 ? m.alarmCode : GT06_ALARM.normal;
+        if (code !== GT06_ALARM.normal) status.alarm = code;
         break;
+      }
       case 'voltageLevel':
         status.voltageLevel = raw.value;
+        mapped.add(m.input);
         break;
       case 'gsmSignal':
         status.gsmSignal = raw.value;
+        mapped.add(m.input);
         break;
+      // externalVoltage, odometer: only in the 0x32 packets of some firmwares, not this tracker's.
     }
   }
   terminalInfo = acc ? terminalInfo | TERMINAL_INFO.acc : terminalInfo & ~TERMINAL_INFO.acc;

@@ -36,11 +36,25 @@ export const teltonikaSourceSchema = z.looseObject({
 });
 export const osmandSourceSchema = z.looseObject({ attr: z.string().min(1).max(64), ...sourceShape });
 /**
- * A GT06 input: `acc` (the ACC line), `terminalInfo` (a bit of the terminal info byte), `alarm`
- * (the alarm code of a status/alarm packet), `voltageLevel` or `gsmSignal`.
+ * A GT06 input: `acc` (the ACC line), `terminalInfo` (the terminal info byte, or one `bit` of it),
+ * `alarm` (the alarm code of an alarm packet; with `alarmCode`, 1 on a packet with that code),
+ * `voltageLevel`, `gsmSignal`, and the 0x32 firmwares' `externalVoltage` and `odometer` (which
+ * the emulated tracker, sending 0x22, does not have).
  */
-export const GT06_SOURCES = ['acc', 'terminalInfo', 'alarm', 'voltageLevel', 'gsmSignal'] as const;
-export const gt06SourceSchema = z.looseObject({ source: z.enum(GT06_SOURCES), ...sourceShape });
+export const GT06_INPUTS = [
+  'acc',
+  'terminalInfo',
+  'alarm',
+  'voltageLevel',
+  'gsmSignal',
+  'externalVoltage',
+  'odometer',
+] as const;
+export const gt06SourceSchema = z.looseObject({
+  input: z.enum(GT06_INPUTS),
+  alarmCode: z.number().int().min(0).max(255).optional(),
+  ...sourceShape,
+});
 
 export const emulatorProfileSchema = z.discriminatedUnion('protocol', [
   z.looseObject({
