@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
 import { LiveHub } from './live/live-hub.js';
+import { importLimitsFrom } from './registry/import-limits.js';
 import { registerRegistryRoutes } from './registry/registry-routes.js';
 import { registerViolationRoutes } from './violations/violation-routes.js';
 
@@ -48,6 +49,7 @@ export async function startSystem(
       bus,
       resolveToken: ingest.resolveToken,
       offlineAfterS: config.OFFLINE_AFTER_S,
+      importLimits: importLimitsFrom(config),
     });
     await registerViolationRoutes(app, { db, bus, resolveToken: ingest.resolveToken });
     await registerDashboardRoutes(app, {

@@ -61,6 +61,19 @@ export const configSchema = z.object({
   SPOOL_DIR: z.string().optional(),
   /** Largest spool on disk, in bytes; past it ingest answers 503 so devices keep their data. */
   SPOOL_MAX_BYTES: positiveInt(1024 * 1024 * 1024),
+  /**
+   * Largest import body as sent (`POST /v1/stops/import` with a GTFS zip, the CSV imports), in
+   * bytes. Streamed, never held whole: a whole national GTFS zip fits, stops.txt is read from it.
+   */
+  IMPORT_MAX_BODY_BYTES: positiveInt(128 * 1024 * 1024),
+  /** Largest CSV an import reads, uncompressed (a CSV body, stops.txt inflated from a zip), in bytes. */
+  IMPORT_MAX_CSV_BYTES: positiveInt(32 * 1024 * 1024),
+  /** Most data rows of an imported CSV, or features of an imported GeoJSON FeatureCollection. */
+  IMPORT_MAX_ROWS: positiveInt(50_000),
+  /** Most entries of an imported zip (read in order up to the one needed). */
+  IMPORT_MAX_ZIP_ENTRIES: positiveInt(1000),
+  /** Largest GeoJSON import body (`POST /v1/stands/import`, `/v1/zones/import`), in bytes; parsed whole. */
+  IMPORT_MAX_GEOJSON_BYTES: positiveInt(10 * 1024 * 1024),
   /** Interval of the batched live push to dashboards, in milliseconds (at most 500 by contract). */
   LIVE_PUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(500).default(500),
   /** A vehicle with no sample for this many seconds is shown offline. */

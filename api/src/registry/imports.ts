@@ -1,11 +1,13 @@
 import { AppError } from '@vigia/core';
-import { parse } from 'csv-parse/sync';
-import { unzipSync } from 'fflate';
+import { csvRows } from './csv-rows.js';
 import { featureCollectionSchema } from './geojson.js';
+import { type ImportLimits, importTooLarge } from './import-limits.js';
+import { zipEntry } from './zip-entry.js';
 
 /**
  * Turning imported files into registry records. Each importer only reshapes: the collection's
- * zod schema then judges every record, exactly as for `POST /v1/<collection>`.
+ * zod schema then judges every record, exactly as for `POST /v1/<collection>`. Files are read
+ * as streams within `ImportLimits` (see import-limits.ts).
  */
 
 export interface SkippedRow {
@@ -13,61 +15,62 @@ export interface SkippedRow {
   reason: string;
 }
 
-/** Finds stops.txt in a GTFS zip (at the top or in one folder). */
-export function stopsTxtFromZip(zip: Uint8Array): string {
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(zip, { filter: (f) => /(^|\/)stops\.txt$/.test(f.name) });
-  } catch (err) {
-    throw new AppError('MALFORMED_ZIP', `The zip cannot be read: ${(err as Error).message}`, 400);
-  }
-  const entry = Object.values(files)[0];
-  if (!entry) throw new AppError('GTFS_STOPS_MISSING', 'The GTFS zip has no stops.txt', 400);
-  return new TextDecoder().decode(entry);
+/** The bytes of stops.txt in a streamed GTFS zip (at the top or in one folder), inflated as they arrive. */
+export function stopsTxtFromZip(zip: AsyncIterable<Buffer>, limits: ImportLimits): AsyncGenerator<Uint8Array> {
+  return zipEntry(
+    zip,
+    (name) => /(^|\/)stops\.txt$/.test(name),
+    limits,
+    () => new AppError('GTFS_STOPS_MISSING', 'The GTFS zip has no stops.txt', 400),
+  );
 }
 
 /**
  * GTFS stops.txt → stop records. Only boarding points are kept: `location_type` empty or 0
  * (stop or platform); stations, entrances and nodes are skipped and reported.
  */
-export function stopsFromGtfs(
-  text: string,
+export async function stopsFromGtfs(
+  text: AsyncIterable<Uint8Array | string>,
   source: string,
-): { records: Record<string, unknown>[]; lines: number[]; skipped: SkippedRow[] } {
-  let rows: Record<string, string>[];
-  try {
-    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true, relax_quotes: true });
-  } catch (err) {
-    throw new AppError('MALFORMED_CSV', `stops.txt cannot be read: ${(err as Error).message}`, 400);
-  }
-  const first = rows[0];
-  if (first && !['stop_id', 'stop_lat', 'stop_lon'].every((c) => c in first)) {
-    throw new AppError('GTFS_COLUMNS_MISSING', 'stops.txt needs the columns stop_id, stop_lat and stop_lon', 400);
-  }
+  limits: ImportLimits,
+): Promise<{ records: Record<string, unknown>[]; lines: number[]; skipped: SkippedRow[] }> {
   const records: Record<string, unknown>[] = [];
   const lines: number[] = [];
   const skipped: SkippedRow[] = [];
-  rows.forEach((row, i) => {
-    const line = i + 2;
+  let line = 1;
+  for await (const row of csvRows(text, limits, { name: 'stops.txt', relaxQuotes: true })) {
+    line++;
+    if (line === 2 && !['stop_id', 'stop_lat', 'stop_lon'].every((c) => c in row)) {
+      throw new AppError('GTFS_COLUMNS_MISSING', 'stops.txt needs the columns stop_id, stop_lat and stop_lon', 400);
+    }
     const locationType = row.location_type ?? '';
     if (locationType !== '' && locationType !== '0') {
       skipped.push({ line, reason: `location_type ${locationType} is not a boarding point` });
-      return;
+      continue;
     }
     const lat = Number(row.stop_lat);
     const lon = Number(row.stop_lon);
     if (!row.stop_id || !Number.isFinite(lat) || !Number.isFinite(lon) || row.stop_lat === '' || row.stop_lon === '') {
       skipped.push({ line, reason: 'no stop_id or coordinates' });
-      return;
+      continue;
     }
     records.push({ id: row.stop_id, name: row.stop_name || row.stop_id, lat, lon, source });
     lines.push(line);
-  });
+  }
   return { records, lines, skipped };
 }
 
-/** A GeoJSON FeatureCollection → records: properties are fields, the geometry is `geometry`, a feature id is the id. */
-export function recordsFromFeatures(body: unknown, defaults: Record<string, unknown>): Record<string, unknown>[] {
+/**
+ * A GeoJSON FeatureCollection → records: properties are fields, the geometry is `geometry`, a
+ * feature id is the id. The features are counted before any is validated.
+ */
+export function recordsFromFeatures(
+  body: unknown,
+  defaults: Record<string, unknown>,
+  limits: ImportLimits,
+): Record<string, unknown>[] {
+  const features = (body as { features?: unknown } | null)?.features;
+  if (Array.isArray(features) && features.length > limits.maxRows) throw importTooLarge(limits, 'maxRows');
   const parsed = featureCollectionSchema.safeParse(body);
   if (!parsed.success) {
     throw new AppError('MALFORMED_GEOJSON', 'Expected a GeoJSON FeatureCollection', 400, parsed.error.issues);

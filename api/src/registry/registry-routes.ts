@@ -1,4 +1,4 @@
-import { AppError, type Bus, principalOf, type TokenResolver } from '@vigia/core';
+import { type Bus, principalOf, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -17,9 +17,9 @@ import {
   vehiclesSpec,
   zonesSpec,
 } from './collections.js';
-import { recordsFromFeatures, stopsFromGtfs, stopsTxtFromZip } from './imports.js';
+import type { ImportLimits } from './import-limits.js';
+import { registerImportRoutes } from './import-routes.js';
 import { pageQuerySchema } from './schemas.js';
-import { vehiclesFromCsv } from './vehicle-csv.js';
 import { liveJoin, withLive } from './vehicle-live.js';
 
 export interface RegistryDeps {
@@ -27,6 +27,8 @@ export interface RegistryDeps {
   bus: Bus;
   resolveToken: TokenResolver;
   offlineAfterS: number;
+  /** Bounds of the import routes (zip, CSV, GeoJSON bodies). */
+  importLimits: ImportLimits;
 }
 
 interface Hooks {
@@ -130,67 +132,13 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
   registerCollection(app, store(holidaysSpec), deps);
   registerCollection(app, store(unitValuesSpec), deps);
 
-  app.addContentTypeParser(
-    ['application/zip', 'application/x-zip-compressed'],
-    { parseAs: 'buffer', bodyLimit: 100 * 1024 * 1024 },
-    (_req, body, done) => done(null, body),
-  );
-  // GTFS stops.txt (text/csv) or a whole GTFS zip; `?source=` names the feed (default `gtfs`).
-  app.post('/v1/stops/import', { config: { access: writers(stops.spec.access) } }, async (req, reply) => {
-    const principal = principalOf(req);
-    const source = String((req.query as { source?: unknown }).source ?? 'gtfs').slice(0, 64);
-    const text =
-      typeof req.body === 'string' ? req.body : Buffer.isBuffer(req.body) ? stopsTxtFromZip(req.body) : undefined;
-    if (text === undefined) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send stops.txt as text/csv or a GTFS zip as application/zip', 415);
-    }
-    const { records, lines, skipped } = stopsFromGtfs(text, source);
-    const rows = await withLines(() => stops.upsert(principal, records), lines);
-    await deps.bus.publish({ type: 'registry-changed', collection: 'stops' });
-    return reply.code(201).send({ imported: rows.length, skipped });
+  registerImportRoutes(app, {
+    bus: deps.bus,
+    limits: deps.importLimits,
+    stops,
+    stands,
+    zones,
+    vehicles,
+    presentVehicle,
   });
-  // GeoJSON FeatureCollections; `?pack=` fills the pack of features that do not say it.
-  for (const [path, target] of [
-    ['/v1/stands/import', stands],
-    ['/v1/zones/import', zones],
-  ] as const) {
-    app.post(path, { config: { access: writers(target.spec.access) } }, async (req, reply) => {
-      const principal = principalOf(req);
-      const pack = (req.query as { pack?: unknown }).pack;
-      const records = recordsFromFeatures(req.body, typeof pack === 'string' ? { pack } : {});
-      const rows = await target.upsert(principal, records);
-      await deps.bus.publish({ type: 'registry-changed', collection: target.spec.name });
-      return reply.code(201).send({ imported: rows.length, items: rows });
-    });
-  }
-
-  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 20 * 1024 * 1024 }, (_req, body, done) =>
-    done(null, body),
-  );
-  app.post('/v1/vehicles/import', { config: { access: writers(vehicles.spec.access) } }, async (req, reply) => {
-    const principal = principalOf(req);
-    if (typeof req.body !== 'string') {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the vehicles as Content-Type: text/csv', 415);
-    }
-    const records = vehiclesFromCsv(req.body);
-    const { rows } = await withLines(
-      () => vehicles.create(principal, records),
-      records.map((_, i) => i + 2),
-    );
-    await deps.bus.publish({ type: 'registry-changed', collection: 'vehicles' });
-    return reply.code(201).send({ imported: rows.length, items: rows.map(presentVehicle) });
-  });
-}
-
-/** Points validation errors of an import at file lines rather than array indexes. */
-async function withLines<T>(run: () => Promise<T>, lines: number[]): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof AppError && Array.isArray(err.details)) {
-      const details = (err.details as { index: number }[]).map((d) => ({ ...d, line: lines[d.index] }));
-      throw new AppError(err.code, err.message, err.statusCode, details);
-    }
-    throw err;
-  }
 }

@@ -1,23 +1,22 @@
-import { AppError } from '@vigia/core';
-import { parse } from 'csv-parse/sync';
+import { csvRows } from './csv-rows.js';
+import type { ImportLimits } from './import-limits.js';
 
 /**
  * The vehicle CSV import: a header row with the API's field names (camelCase), one vehicle per
  * row. `driverIds` holds ids separated by `;`. Empty cells are absent fields. Numbers and booleans
- * are converted here so the same zod schema as `POST /v1/vehicles` judges every row.
+ * are converted here so the same zod schema as `POST /v1/vehicles` judges every row. The CSV is
+ * read as it streams in, within `ImportLimits`.
  */
 const numericFields = new Set(['capacity', 'manufactureYear', 'modelYear']);
 /** `true`/`false` (any case) become booleans; anything else is left for the schema to reject. */
 const booleanFields = new Set(['tachographLinked', 'specialTariffService']);
 
-export function vehiclesFromCsv(text: string): Record<string, unknown>[] {
-  let rows: Record<string, string>[];
-  try {
-    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true });
-  } catch (err) {
-    throw new AppError('MALFORMED_CSV', `The CSV cannot be read: ${(err as Error).message}`, 400);
-  }
-  return rows.map((row) => {
+export async function vehiclesFromCsv(
+  text: AsyncIterable<Uint8Array | string>,
+  limits: ImportLimits,
+): Promise<Record<string, unknown>[]> {
+  const records: Record<string, unknown>[] = [];
+  for await (const row of csvRows(text, limits, { name: 'The CSV' })) {
     const out: Record<string, unknown> = {};
     for (const [field, cell] of Object.entries(row)) {
       if (cell === '') continue;
@@ -31,6 +30,7 @@ export function vehiclesFromCsv(text: string): Record<string, unknown>[] {
           .filter(Boolean);
       else out[field] = cell;
     }
-    return out;
-  });
+    records.push(out);
+  }
+  return records;
 }
