@@ -24,6 +24,7 @@ export async function startTestSystem(
       PORT: '0',
       OSMAND_PORT: '0',
       TELTONIKA_PORT: '0',
+      GT06_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'off',

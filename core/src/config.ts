@@ -41,6 +41,8 @@ export const configSchema = z.object({
   OSMAND_PORT: z.coerce.number().int().min(0).max(65535).default(5055),
   /** TCP port of the Teltonika Codec 8 / 8 Extended protocol (ingest processes). */
   TELTONIKA_PORT: z.coerce.number().int().min(0).max(65535).default(5027),
+  /** TCP port of the GT06 (Concox) binary protocol (ingest processes); 5023 is what trackers are commonly set to. */
+  GT06_PORT: z.coerce.number().int().min(0).max(65535).default(5023),
   /** JSON file with the rule packs' settings (see rules/README.md); unset = the documented defaults. */
   RULES_CONFIG_FILE: z.string().optional(),
   /** pino log level. */

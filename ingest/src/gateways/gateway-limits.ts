@@ -33,6 +33,22 @@ export const gatewayLimitsSchema = z.object({
   teltonikaMaxConnections: z.number().int().positive().default(20_000),
   /** Teltonika UDP datagrams being stored at once; more are dropped unanswered (the device re-sends). */
   teltonikaUdpMaxInFlight: z.number().int().positive().default(2_000),
+  /** Largest GT06 packet accepted, start to stop bits (bytes); a real one is under 300. */
+  gt06MaxPacketBytes: z.number().int().min(64).max(65_539).default(2048),
+  /** The login must arrive this soon after connecting. */
+  gt06LoginTimeoutMs: z.number().int().positive().default(30_000),
+  /** A packet once begun must be complete this soon (slowloris, a length of 255 with no body). */
+  gt06FrameTimeoutMs: z.number().int().positive().default(30_000),
+  /** A connection with no traffic at all for this long is closed (heartbeats come every few minutes). */
+  gt06IdleTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60_000),
+  /** Dropped packets in a row (bad CRC, malformed, before login) before the connection is closed. */
+  gt06MaxConsecutiveBadPackets: z.number().int().positive().default(3),
+  /** Open GT06 connections at most; more are refused by the kernel queue. */
+  gt06MaxConnections: z.number().int().positive().default(20_000),
   /** Largest OsmAnd request body (bytes). */
   osmandBodyLimitBytes: z
     .number()

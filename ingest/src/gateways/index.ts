@@ -3,6 +3,7 @@ import type { BatchWriter } from '../batch-writer.js';
 import type { DeviceDirectory } from '../device-directory.js';
 import type { GatewayContext } from './gateway-context.js';
 import { type GatewayLimitsInput, gatewayLimitsSchema } from './gateway-limits.js';
+import { startGt06Gateway } from './gt06/gt06-server.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { startOsmandGateway } from './osmand/osmand-server.js';
 import { RecordSink } from './pipeline/record-sink.js';
@@ -11,6 +12,11 @@ import { startTeltonikaTcpGateway } from './teltonika/tcp-server.js';
 import { startTeltonikaUdpGateway } from './teltonika/udp-server.js';
 
 export { type GatewayLimits, type GatewayLimitsInput, gatewayLimitsSchema } from './gateway-limits.js';
+export { crcItu } from './gt06/crc-itu.js';
+export { decodeGt06, gt06TimeToMs } from './gt06/gt06-decoder.js';
+export { type Gt06ErrorCode, Gt06ProtocolError } from './gt06/gt06-error.js';
+export { encodeGt06Packet, encodeGt06Response, type Gt06Packet, scanGt06Packet } from './gt06/gt06-frame.js';
+export { GT06_PROTOCOL, type Gt06Message } from './gt06/gt06-message.js';
 export {
   type Channel,
   GatewayMetrics,
@@ -42,7 +48,9 @@ export { decodeUdpDatagram, encodeUdpAck, encodeUdpDatagram, type UdpAvlDatagram
 
 export interface ProtocolGatewayDeps {
   /** Ports (0 = any free port), the listen host, and the future-time limit shared with the HTTP path. */
-  config: Pick<Config, 'OSMAND_PORT' | 'TELTONIKA_PORT' | 'INGEST_MAX_FUTURE_SKEW_S' | 'HOST'>;
+  config: Pick<Config, 'OSMAND_PORT' | 'TELTONIKA_PORT' | 'INGEST_MAX_FUTURE_SKEW_S' | 'HOST'> &
+    /** The GT06 port; absent (a config a test builds by hand): any free port. */
+    Partial<Pick<Config, 'GT06_PORT'>>;
   log: Logger;
   devices: DeviceDirectory;
   /** Must stay open until `close()` has resolved: in-flight packets are written through it. */
@@ -61,6 +69,8 @@ export interface RunningProtocolGateways {
   teltonikaPort: number;
   /** Teltonika over UDP: `TELTONIKA_PORT` too (a different port only when that is 0). */
   teltonikaUdpPort: number;
+  /** GT06 (Concox) over TCP. */
+  gt06Port: number;
   /** Counters of accepted records and of every kind of bad input; `toPrometheus()` for `GET /metrics`. */
   metrics: GatewayMetrics;
   profiles: ProfileRegistry;
@@ -81,6 +91,7 @@ export async function startProtocolGateways(deps: ProtocolGatewayDeps): Promise<
     { protocol: 'osmand', transport: 'http' },
     { protocol: 'teltonika', transport: 'tcp' },
     { protocol: 'teltonika', transport: 'udp' },
+    { protocol: 'gt06', transport: 'tcp' },
   ]);
   const log = deps.log.child({ component: 'gateways' });
   const ctx: GatewayContext = {
@@ -100,11 +111,14 @@ export async function startProtocolGateways(deps: ProtocolGatewayDeps): Promise<
     started.push(tcp);
     const udp = await startTeltonikaUdpGateway(ctx, { host, port: deps.config.TELTONIKA_PORT });
     started.push(udp);
+    const gt06 = await startGt06Gateway(ctx, { host, port: deps.config.GT06_PORT ?? 0 });
+    started.push(gt06);
     let closing: Promise<void> | undefined;
     return {
       osmandPort: osmand.port,
       teltonikaPort: tcp.port,
       teltonikaUdpPort: udp.port,
+      gt06Port: gt06.port,
       metrics,
       profiles,
       close() {
