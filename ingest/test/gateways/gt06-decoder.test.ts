@@ -273,6 +273,34 @@ describe('frames refused for a stated reason', () => {
     expect(login).toEqual({ kind: 'login', imei: '869412074480093', utcOffsetMinutes: -180 });
   });
 
+  it('0x12, 0x26 and 0x27 decode as the protocol lays them out', () => {
+    const gps = Buffer.from('190a1103002dc90337b0d4057d95582818b4', 'hex');
+    const lbs = Buffer.from('02d406c4af0aaf78', 'hex');
+    const p12 = decodeGt06(0x12, Buffer.concat([gps, lbs]));
+    expect(p12).toMatchObject({
+      kind: 'position',
+      gps: { speedKmh: 40, courseDeg: 180, satellites: 9, positioned: true },
+    });
+    for (const protocol of [0x26, 0x27]) {
+      // GPS, LBS length and LBS, terminal info, voltage, GSM, alarm (0x02 power cut), language (2), geofence.
+      const content = Buffer.concat([
+        gps,
+        Buffer.from([8]),
+        lbs,
+        Buffer.from([0x44, 0x05, 0x03, 0x02, 0x00, 0x02, 0x01]),
+      ]);
+      const m = decodeGt06(protocol, content);
+      expect(m).toMatchObject({
+        kind: 'position',
+        alarm: 0x02,
+        status: { terminalInfo: 0x44, voltageLevel: 5, gsmSignal: 3 },
+      });
+      if (m.kind !== 'position') throw new Error('not a position');
+      expect(m.gps.latitude).toBeCloseTo(-29.989664, 6);
+      expect(m.gps.longitude).toBeCloseTo(-51.175729, 6);
+    }
+  });
+
   it('a date that does not exist is no time at all, and a local clock is brought back to UTC', () => {
     expect(gt06TimeToMs({ year: 2025, month: 2, day: 31, hour: 0, minute: 0, second: 0 })).toBeNaN();
     expect(gt06TimeToMs({ year: 2025, month: 13, day: 1, hour: 0, minute: 0, second: 0 })).toBeNaN();
