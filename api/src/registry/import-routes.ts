@@ -35,6 +35,16 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
     scope.addContentTypeParser('text/csv', (req, payload, done) =>
       done(null, new ImportUpload('csv', payload, req.headers['content-length'], limits)),
     );
+    // An import past a limit is rare from a legitimate caller: worth a line naming who and which limit.
+    scope.addHook('onError', async (req, _reply, err) => {
+      const code = err instanceof AppError ? err.code : (err as { code?: string }).code;
+      if (code !== 'IMPORT_TOO_LARGE' && code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return;
+      const by = req.principal?.kind === 'user' ? req.principal.userId : req.principal?.kind;
+      req.log.warn(
+        { code: 'IMPORT_TOO_LARGE', url: req.url, by, reason: err.message },
+        'import refused: a limit was passed',
+      );
+    });
 
     // GTFS stops.txt (text/csv) or a whole GTFS zip; `?source=` names the feed (default `gtfs`).
     scope.post('/v1/stops/import', { config: { access: writers(deps.stops.spec.access) } }, async (req, reply) => {
