@@ -4,6 +4,7 @@ import type { Database, Queryable } from '@vigia/db';
 import { z } from 'zod';
 import { type Access, type ReadScope, requireRead, requireWrite } from './access.js';
 import { translateDbError } from './db-errors.js';
+import { GEOMETRY_ISSUE } from './geojson.js';
 
 /**
  * One mechanism for every registry collection: a spec maps the API's camelCase fields to the
@@ -23,8 +24,13 @@ export interface CollectionSpec<S extends z.ZodObject> {
   /** Query parameter → column, equality filters of `GET /v1/<name>`. */
   filters: Record<string, string>;
   access: Access;
-  /** Column holding the operator a row belongs to, for operator-scoped roles. */
-  scopeColumn?: string;
+  /**
+   * How operator-scoped roles (operator, dispatcher) read the collection: `{ column }` holds the
+   * operator a row belongs to, and they see their operators' rows only; `'shared'` is reference
+   * data that every role allowed to read it reads in full (stops, zones, holidays ...). A
+   * collection those roles may read must say which: it is a start-up error otherwise.
+   */
+  scope?: { column: string } | 'shared';
   /** Issue a token on create (returned once) and keep its hash in `token_hash`. */
   token?: TokenKind;
   /**
@@ -35,6 +41,45 @@ export interface CollectionSpec<S extends z.ZodObject> {
 }
 
 export type Row = Record<string, unknown>;
+
+/**
+ * A PATCH schema changes only what the body names, so it has no defaults: zod 4 still fills a
+ * `.default()` inside `.partial()`, which turned `PATCH {colour}` into "and status active,
+ * driverIds [], tachographLinked false". Only the top level is stripped: a field given in full
+ * (a contract's schedule) still gets its items' defaults.
+ */
+export function patchSchemaOf(createSchema: z.ZodObject): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [field, schema] of Object.entries(createSchema.shape as Record<string, z.ZodType>)) {
+    if (field === 'id') continue;
+    shape[field] = (schema instanceof z.ZodDefault ? (schema.removeDefault() as z.ZodType) : schema).optional();
+  }
+  return z.strictObject(shape);
+}
+
+/** Schema issues as the API error: `INVALID_GEOMETRY` when only the geometry is wrong. */
+function schemaError(
+  issues: { index?: number; path: string; message: string; geometry: boolean }[],
+  message: string,
+): AppError {
+  const details = issues.map(({ geometry: _, ...d }) => d);
+  if (issues.every((i) => i.geometry)) {
+    const first = issues[0];
+    const where = first && first.path !== 'geometry' ? `${first.path}: ` : '';
+    return new AppError(GEOMETRY_ISSUE, `${where}${first?.message ?? 'The geometry is not valid'}`, 400, details);
+  }
+  return new AppError('VALIDATION_FAILED', message, 400, details);
+}
+
+const issuesOf = (error: z.ZodError) =>
+  error.issues.map((i) => ({
+    path: i.path.join('.'),
+    message: i.message,
+    // The geometry's own checks, and the GeoJSON schema's (closed rings, lon/lat ranges).
+    geometry:
+      i.path[0] === 'geometry' ||
+      (i.code === 'custom' && (i.params as { code?: unknown } | undefined)?.code === GEOMETRY_ISSUE),
+  }));
 
 const MAX_BATCH = 50_000;
 
@@ -55,10 +100,11 @@ export class CollectionStore<S extends z.ZodObject> {
     readonly spec: CollectionSpec<S>,
     private readonly db: Database,
   ) {
-    this.patchSchema = spec.createSchema
-      .omit({ id: true } as never)
-      .partial()
-      .strict();
+    this.patchSchema = patchSchemaOf(spec.createSchema);
+    const scopedRole = spec.access.read.some((r) => r === 'operator' || r === 'dispatcher');
+    if (scopedRole && !spec.scope) {
+      throw new Error(`Collection ${spec.name}: operators or dispatchers may read it, but its spec has no scope`);
+    }
     const fields = Object.entries(spec.columns as Record<string, string>).map(([f, c]) => `t.${c} AS "${f}"`);
     this.select = [
       't.id AS "id"',
@@ -75,10 +121,11 @@ export class CollectionStore<S extends z.ZodObject> {
   }
 
   private scopeClause(scope: ReadScope, params: unknown[]): string | undefined {
-    if (scope.all) return undefined;
-    if (!this.spec.scopeColumn) return 'false';
+    if (scope.all || this.spec.scope === 'shared') return undefined;
+    // Fail closed: a collection with no scope is not read by scoped roles (the constructor checks it).
+    if (!this.spec.scope) return 'false';
     params.push(scope.operatorIds);
-    return `t.${this.spec.scopeColumn} = ANY($${params.length}::text[])`;
+    return `t.${this.spec.scope.column} = ANY($${params.length}::text[])`;
   }
 
   async list(
@@ -150,11 +197,11 @@ export class CollectionStore<S extends z.ZodObject> {
     if (items.length === 0) throw new AppError('EMPTY_BATCH', 'Nothing to create', 400);
     if (items.length > MAX_BATCH)
       throw new AppError('BATCH_TOO_LARGE', `At most ${MAX_BATCH} records per request`, 413);
-    const issues: { index: number; path: string; message: string }[] = [];
+    const issues: { index: number; path: string; message: string; geometry: boolean }[] = [];
     const parsed = items.map((item, index) => {
       const r = this.spec.createSchema.safeParse(item);
       if (!r.success) {
-        for (const i of r.error.issues) issues.push({ index, path: i.path.join('.'), message: i.message });
+        issues.push(...issuesOf(r.error).map((i) => ({ ...i, index })));
         return undefined;
       }
       return r.data as Record<string, unknown>;
@@ -168,10 +215,12 @@ export class CollectionStore<S extends z.ZodObject> {
       const raw = (item as { validFrom?: unknown } | null)?.validFrom;
       if (raw === undefined || Object.hasOwn(this.spec.columns, 'validFrom')) return undefined;
       const r = validFromSchema.safeParse(raw);
-      if (!r.success) issues.push({ index, path: 'validFrom', message: r.error.issues[0]?.message ?? 'invalid' });
+      if (!r.success) {
+        issues.push({ index, path: 'validFrom', message: r.error.issues[0]?.message ?? 'invalid', geometry: false });
+      }
       return r.success ? r.data : undefined;
     });
-    if (issues.length > 0) throw new AppError('VALIDATION_FAILED', 'Some records do not match the schema', 400, issues);
+    if (issues.length > 0) throw schemaError(issues, 'Some records do not match the schema');
     const tokens: (string | undefined)[] = [];
     const records = parsed.map((data) => {
       const row: Row = { id: data?.id ?? this.newId() };
@@ -217,7 +266,7 @@ export class CollectionStore<S extends z.ZodObject> {
       });
       return { rows, tokens };
     } catch (err) {
-      throw translateDbError(err);
+      throw translateDbError(err, this.spec.columns);
     }
   }
 
@@ -253,30 +302,34 @@ export class CollectionStore<S extends z.ZodObject> {
 
   async patch(principal: Principal, id: string, body: unknown): Promise<{ before: Row; after: Row }> {
     requireWrite(principal, this.spec.access);
-    const data = this.patchSchema.parse(body) as Record<string, unknown>;
-    const sets: string[] = [];
-    const params: unknown[] = [id];
-    for (const [field, value] of Object.entries(data)) {
+    const r = this.patchSchema.safeParse(body);
+    if (!r.success) throw schemaError(issuesOf(r.error), 'The request does not match the schema');
+    // The schema has no defaults (patchSchemaOf), so what it returns is what the body names.
+    const changes: Row = {};
+    for (const [field, value] of Object.entries(r.data)) {
       const column = (this.spec.columns as Record<string, string>)[field];
-      // Only the fields the body names: a schema default (status, tachographLinked ...) filled in
-      // by the partial schema must not overwrite the stored value.
-      if (!column || value === undefined || !Object.hasOwn(body as object, field)) continue;
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
+      if (column && value !== undefined) changes[column] = value;
     }
+    const sets = Object.keys(changes).map((c) => `${c} = r.${c}`);
     if (sets.length === 0) throw new AppError('EMPTY_PATCH', 'Nothing to change', 400);
     try {
       return await this.db.transaction(async (tx) => {
         const [before] = await this.fetch(tx, [id]);
         if (!before) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
         if (before.retiredAt) throw new AppError('RETIRED', `${this.spec.name} record '${id}' is retired`, 409);
-        await tx.query(`UPDATE ${this.spec.table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params);
+        // Typed by PostgreSQL from JSON, as on create: a JS array bound as a parameter would be
+        // sent as a PostgreSQL array, which a jsonb column (a contract's places) refuses.
+        await tx.query(
+          `UPDATE ${this.spec.table} t SET ${sets.join(', ')}, updated_at = now()
+           FROM jsonb_populate_record(NULL::${this.spec.table}, $2::jsonb) AS r WHERE t.id = $1`,
+          [id, JSON.stringify(changes)],
+        );
         const [after] = await this.fetch(tx, [id]);
         await this.recordHistory(tx, [after!]);
         return { before, after: after! };
       });
     } catch (err) {
-      throw translateDbError(err);
+      throw translateDbError(err, this.spec.columns);
     }
   }
 

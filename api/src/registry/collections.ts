@@ -32,7 +32,7 @@ export const operatorsSpec: CollectionSpec<typeof operatorCreateSchema> = {
   },
   filters: { pack: 'pack', kind: 'kind', status: 'status' },
   access: { read: everyone, write: ['regulator'] },
-  scopeColumn: 'id',
+  scope: { column: 'id' },
 };
 
 export const vehiclesSpec: CollectionSpec<typeof vehicleCreateSchema> = {
@@ -73,7 +73,7 @@ export const vehiclesSpec: CollectionSpec<typeof vehicleCreateSchema> = {
     permitStatus: 'permit_status',
   },
   access: { read: everyone, write: ['regulator'] },
-  scopeColumn: 'operator_id',
+  scope: { column: 'operator_id' },
 };
 
 export const driversSpec: CollectionSpec<typeof driverCreateSchema> = {
@@ -93,7 +93,7 @@ export const driversSpec: CollectionSpec<typeof driverCreateSchema> = {
   },
   filters: { operatorId: 'operator_id', status: 'status' },
   access: { read: everyone, write: ['regulator'] },
-  scopeColumn: 'operator_id',
+  scope: { column: 'operator_id' },
 };
 
 /** Devices carry identifiers that authenticate nothing on their own, but they are equipment data: regulators only. */
@@ -120,7 +120,7 @@ export const usersSpec: CollectionSpec<typeof userCreateSchema> = {
   token: 'usr',
 };
 
-/** Reference data the rules read: every role reads it, regulators maintain it. */
+/** Reference data the rules read: every role reads it in full (`scope: 'shared'`), regulators maintain it. */
 const referenceAccess = { read: everyone, write: ['regulator'] } as const;
 
 export const stopsSpec: CollectionSpec<typeof stopCreateSchema> = {
@@ -131,6 +131,7 @@ export const stopsSpec: CollectionSpec<typeof stopCreateSchema> = {
   columns: { name: 'name', lat: 'lat', lon: 'lon', source: 'source' },
   filters: { source: 'source' },
   access: referenceAccess,
+  scope: 'shared',
 };
 
 export const standsSpec: CollectionSpec<typeof standCreateSchema> = {
@@ -150,6 +151,7 @@ export const standsSpec: CollectionSpec<typeof standCreateSchema> = {
   },
   filters: { pack: 'pack', kind: 'kind' },
   access: referenceAccess,
+  scope: 'shared',
 };
 
 export const zonesSpec: CollectionSpec<typeof zoneCreateSchema> = {
@@ -160,6 +162,7 @@ export const zonesSpec: CollectionSpec<typeof zoneCreateSchema> = {
   columns: { pack: 'pack', kind: 'kind', name: 'name', geometry: 'geometry', speedLimitKmh: 'speed_limit_kmh' },
   filters: { pack: 'pack', kind: 'kind' },
   access: referenceAccess,
+  scope: 'shared',
 };
 
 export const contractsSpec: CollectionSpec<typeof contractCreateSchema> = {
@@ -182,7 +185,7 @@ export const contractsSpec: CollectionSpec<typeof contractCreateSchema> = {
   },
   filters: { operatorId: 'operator_id', kind: 'kind' },
   access: referenceAccess,
-  scopeColumn: 'operator_id',
+  scope: { column: 'operator_id' },
   // A contract is in force from the start of its validFrom day (São Paulo time), not from its entry.
   inForceFrom: (c) =>
     typeof c.validFrom === 'string' && c.validFrom < new Date().toISOString().slice(0, 10)
@@ -198,6 +201,7 @@ export const holidaysSpec: CollectionSpec<typeof holidayCreateSchema> = {
   columns: { pack: 'pack', date: 'date', name: 'name', kind: 'kind' },
   filters: { pack: 'pack', kind: 'kind' },
   access: referenceAccess,
+  scope: 'shared',
 };
 
 export const unitValuesSpec: CollectionSpec<typeof unitValueCreateSchema> = {
@@ -208,4 +212,5 @@ export const unitValuesSpec: CollectionSpec<typeof unitValueCreateSchema> = {
   columns: { unit: 'unit', valueBrl: 'value_brl', validFrom: 'valid_from' },
   filters: { unit: 'unit' },
   access: referenceAccess,
+  scope: 'shared',
 };

@@ -12,7 +12,18 @@ const id = z
   .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 const isoDate = z.iso.date();
 const status = z.enum(['active', 'suspended', 'withdrawn']);
-const text = (max = 200) => z.string().trim().min(1).max(max);
+/**
+ * Free text (names, documents): no control characters. PostgreSQL refuses a NUL outright, and a
+ * tab or line break in a name only ever comes from a broken import or an attempt on the CSV export.
+ */
+const text = (max = 200) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'control characters are not allowed');
 
 export const operatorCreateSchema = z.object({
   id: id.optional(),
@@ -148,7 +159,7 @@ export const standCreateSchema = z.object({
 export const zoneCreateSchema = z.object({
   id: id.optional(),
   pack: packSchema,
-  kind: z.string().trim().min(1).max(40),
+  kind: text(40),
   name: text(),
   geometry: areaSchema,
   speedLimitKmh: z.number().positive().max(200).nullish(),
