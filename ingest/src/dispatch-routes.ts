@@ -1,42 +1,134 @@
-import { AppError, principalOf, type TokenResolver } from '@vigia/core';
+import { AppError, type Principal, principalOf, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { DispatchStore, type DispatchVehicle } from './dispatch-store.js';
 import type { RulePipeline } from './rules/rule-pipeline.js';
 
 /**
  * `POST /v1/dispatches`: radio-taxi dispatch systems report which radio operator sent which
- * taxi to a ride (Belém Art. 42–44). Stored, then judged by BEL_UNAUTHORIZED_RADIO. A
- * dispatcher's token may only report for the radio operators it is scoped to.
+ * taxi to a ride (Belém Art. 42–44). Stored, then judged by BEL_UNAUTHORIZED_RADIO, whose
+ * finding is charged to the vehicle. So a dispatch is accepted only for a registered Belém taxi,
+ * and a dispatcher's token only for its own radio operators and for vehicles within their scope
+ * (declared by one of them, Art. 44 I, or registered to one of them): otherwise any dispatcher
+ * could raise confirmed violations against another cooperative's taxis (issue 8, finding 4).
  */
+
+/** Dispatch is a Belém concept (its radio articles); other packs' vehicles are never dispatched here. */
+export const DISPATCH_PACK = 'belem-taxi';
+
+/**
+ * How old a dispatch may be: a year. A dispatch system uploading its records late, or a regulator
+ * loading last months' (the scenarios play dates weeks back), is accepted; a clock reset to 1970
+ * or a GPS-epoch rollover is not.
+ */
+export const DISPATCH_MAX_AGE_S = 366 * 86_400;
+
+/** No control characters: they are not part of any id, and PostgreSQL refuses a NUL (a 5xx otherwise). */
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'control characters are not allowed');
+
 const dispatchSchema = z.object({
-  id: z.string().trim().min(1).max(64).optional(),
-  ts: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).transform((v) => new Date(v)),
-  radioOperatorId: z.string().trim().min(1).max(64),
-  vehicleId: z.string().trim().min(1).max(64),
+  id: text(64).min(1).optional(),
+  // An ISO instant, or epoch milliseconds within what a Date can hold (9e15 used to reach a 500).
+  ts: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0).max(8.64e15)]).transform((v) => new Date(v)),
+  radioOperatorId: text(64).min(1),
+  vehicleId: text(64).min(1),
   lat: z.number().min(-90).max(90).nullish(),
   lon: z.number().min(-180).max(180).nullish(),
-  tripId: z.string().max(64).nullish(),
+  tripId: text(64).nullish(),
 });
 const bodySchema = z.union([dispatchSchema, z.array(dispatchSchema).min(1).max(10_000)]);
+type Dispatch = z.output<typeof dispatchSchema>;
 
-export async function registerDispatchRoutes(
-  app: FastifyInstance,
-  deps: { db: Database; rules: RulePipeline; resolveToken: TokenResolver },
-): Promise<void> {
+export interface DispatchRouteOptions {
+  db: Database;
+  rules: RulePipeline;
+  resolveToken: TokenResolver;
+  /** A dispatch stamped further ahead of the server clock than this is refused; INGEST_MAX_FUTURE_SKEW_S, default 300. */
+  maxFutureSkewS?: number;
+  /** A dispatch older than this is refused; default DISPATCH_MAX_AGE_S. */
+  maxPastAgeS?: number;
+}
+
+/** The time window, per dispatch: 400 naming each one out of it. */
+function checkTimes(items: Dispatch[], now: number, opts: DispatchRouteOptions): void {
+  const maxPastAgeS = opts.maxPastAgeS ?? DISPATCH_MAX_AGE_S;
+  const maxFutureSkewS = opts.maxFutureSkewS ?? 300;
+  const problems = items.flatMap((d, index) => {
+    const ms = d.ts.getTime();
+    if (Number.isNaN(ms)) return [{ index, path: 'ts', message: 'ts is not a valid instant' }];
+    if (ms > now + maxFutureSkewS * 1000) {
+      return [{ index, path: 'ts', message: `ts is more than ${maxFutureSkewS} s ahead of the server clock` }];
+    }
+    if (ms < now - maxPastAgeS * 1000) {
+      return [{ index, path: 'ts', message: `ts is more than ${maxPastAgeS} s behind the server clock` }];
+    }
+    return [];
+  });
+  const first = problems[0];
+  if (first) throw new AppError('TIMESTAMP_OUT_OF_RANGE', `Dispatch ${first.index}: ${first.message}`, 400, problems);
+}
+
+/**
+ * Who may report which dispatch. Admin: any registered Belém vehicle. Dispatcher: its own radio
+ * operators, and vehicles those operators declared or own. Out of scope is 403 whether or not
+ * the vehicle exists, so a dispatcher cannot learn which ids other cooperatives use.
+ */
+async function checkVehicles(principal: Principal, items: Dispatch[], store: DispatchStore): Promise<void> {
+  const ids = items.map((d) => d.vehicleId);
+  const vehicles = await store.vehicles(ids);
+  if (principal.kind === 'user') {
+    const operatorIds = principal.role === 'dispatcher' ? principal.operatorIds : [];
+    const foreignOperator = items.find((d) => !operatorIds.includes(d.radioOperatorId));
+    if (foreignOperator) {
+      throw new AppError(
+        'FORBIDDEN',
+        `This token may not report dispatches of '${foreignOperator.radioOperatorId}'`,
+        403,
+      );
+    }
+    const declared = await store.declaredBy(operatorIds, ids);
+    const inScope = (id: string, v: DispatchVehicle | undefined) =>
+      declared.has(id) || (v?.operatorId != null && operatorIds.includes(v.operatorId));
+    const foreign = items.find((d) => !inScope(d.vehicleId, vehicles.get(d.vehicleId)));
+    if (foreign) {
+      throw new AppError(
+        'FORBIDDEN',
+        `Vehicle '${foreign.vehicleId}' is not declared by, nor registered to, an operator of this token`,
+        403,
+      );
+    }
+  }
+  const unknown = items.findIndex((d) => !vehicles.has(d.vehicleId));
+  if (unknown >= 0) {
+    const id = items[unknown]?.vehicleId;
+    throw new AppError('UNKNOWN_VEHICLE', `No vehicle '${id}' is registered`, 400, [
+      { index: unknown, path: 'vehicleId', message: `No vehicle '${id}' is registered` },
+    ]);
+  }
+  const otherPack = items.findIndex((d) => vehicles.get(d.vehicleId)?.pack !== DISPATCH_PACK);
+  if (otherPack >= 0) {
+    const d = items[otherPack];
+    const message = `Vehicle '${d?.vehicleId}' is a ${d ? vehicles.get(d.vehicleId)?.pack : ''} vehicle; dispatches are ${DISPATCH_PACK} only`;
+    throw new AppError('VEHICLE_NOT_IN_PACK', message, 400, [{ index: otherPack, path: 'vehicleId', message }]);
+  }
+}
+
+export async function registerDispatchRoutes(app: FastifyInstance, opts: DispatchRouteOptions): Promise<void> {
+  const store = new DispatchStore(opts.db);
   app.post('/v1/dispatches', { config: { access: ['admin', 'dispatcher'] } }, async (req, reply) => {
     const principal = principalOf(req);
+    if (principal.kind === 'device') throw new AppError('FORBIDDEN', 'Devices may not report dispatches', 403);
     const parsed = bodySchema.parse(req.body);
     const items = Array.isArray(parsed) ? parsed : [parsed];
-    if (principal.kind === 'device') throw new AppError('FORBIDDEN', 'Devices may not report dispatches', 403);
-    if (principal.kind === 'user') {
-      const foreign = items.find(
-        (d) => principal.role !== 'dispatcher' || !principal.operatorIds.includes(d.radioOperatorId),
-      );
-      if (foreign) {
-        throw new AppError('FORBIDDEN', `This token may not report dispatches of '${foreign.radioOperatorId}'`, 403);
-      }
-    }
+    checkTimes(items, Date.now(), opts);
+    await checkVehicles(principal, items, store);
     const rows = items.map((d, i) => ({
       id: d.id ?? `dsp_${d.radioOperatorId}_${d.ts.getTime()}_${d.vehicleId}_${i}`,
       ts: d.ts.toISOString(),
@@ -46,15 +138,8 @@ export async function registerDispatchRoutes(
       pickup_lon: d.lon ?? null,
       reference: d.tripId ?? null,
     }));
-    const { rows: inserted } = await deps.db.query<{ id: string }>(
-      `INSERT INTO dispatches (id, ts, radio_operator_id, vehicle_id, pickup_lat, pickup_lon, reference)
-       SELECT id, ts, radio_operator_id, vehicle_id, pickup_lat, pickup_lon, reference
-       FROM jsonb_populate_recordset(NULL::dispatches, $1::jsonb)
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [JSON.stringify(rows)],
-    );
     // A re-sent dispatch (same id) is stored and judged once.
-    const fresh = new Set(inserted.map((r) => r.id));
+    const fresh = await store.insert(rows);
     const judged = rows.flatMap((row, i) => {
       const d = items[i];
       return d && fresh.has(row.id)
@@ -71,7 +156,7 @@ export async function registerDispatchRoutes(
           ]
         : [];
     });
-    await deps.rules.onDispatches(judged);
+    await opts.rules.onDispatches(judged);
     return reply.code(200).send({ accepted: judged.length, duplicates: items.length - judged.length });
   });
 }

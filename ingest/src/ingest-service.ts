@@ -109,7 +109,7 @@ export function createIngestService(deps: {
     start: () => rules.start(),
     resolveToken,
     register: async (app) => {
-      await registerDispatchRoutes(app, { db, rules, resolveToken });
+      await registerDispatchRoutes(app, { db, rules, resolveToken, maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S });
       // The device protocols on their own ports, and their counters for Prometheus.
       gateways = await startProtocolGateways({ config, log, devices, writer });
       const metrics = gateways.metrics;
