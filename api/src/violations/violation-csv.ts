@@ -1,3 +1,4 @@
+import { stringify } from 'csv-stringify/sync';
 import type { ViolationRow } from './violation-store.js';
 
 /** The columns of the CSV export: what an officer or an operator's lawyer works from in a spreadsheet. */
@@ -26,18 +27,45 @@ const columns: [string, (v: ViolationRow) => unknown][] = [
   ['measured', (v) => JSON.stringify(v.measured)],
 ];
 
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = value instanceof Date ? value.toISOString() : String(value);
-  // Quote per RFC 4180; a leading = + - @ is neutralised so a spreadsheet never runs it as a formula.
-  const safe = /^[=+\-@]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+/**
+ * CSV (formula) injection, OWASP: a spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`,
+ * a tab or a carriage return as a formula (`=HYPERLINK(...)`, `-2+3+cmd|' /C calc'!A0`). Text
+ * reaches this export from devices (a tachograph's driverId, a trip id in `measured`) and from
+ * registry records (plates, ids, place names), so every TEXT cell that starts with one of them
+ * gets a leading single quote, which the spreadsheet shows as text and does not run. Decided by
+ * the value's type, not by its column: a number (lat -15.79, an amount) is written as a number
+ * and left alone, since a number is never run and must stay a number for the spreadsheet.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+export function neutraliseFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }
+
+/**
+ * The writer: RFC 4180 through csv-stringify (the sibling of the csv-parse the imports use),
+ * CRLF rows, dates as ISO instants, text neutralised. A cell with a lone CR or LF is quoted too
+ * (csv-stringify quotes only the record delimiter itself), so it can never start a new row.
+ */
+const options = {
+  record_delimiter: 'windows',
+  quoted_match: /[\r\n]/,
+  cast: {
+    string: (s: string) => neutraliseFormula(s),
+    date: (d: Date) => d.toISOString(),
+    boolean: (b: boolean) => String(b),
+    number: (n: number) => String(n),
+  },
+} as const;
 
 export function violationsCsvHeader(): string {
-  return `${columns.map(([name]) => name).join(',')}\r\n`;
+  return stringify([columns.map(([name]) => name)], options);
 }
 
-export function violationCsvLine(v: ViolationRow): string {
-  return `${columns.map(([, get]) => cell(get(v))).join(',')}\r\n`;
+/** The rows of one page of the export. */
+export function violationsCsvRows(rows: readonly ViolationRow[]): string {
+  if (rows.length === 0) return '';
+  return stringify(
+    rows.map((v) => columns.map(([, get]) => get(v) ?? null)),
+    options,
+  );
 }

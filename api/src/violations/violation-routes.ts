@@ -1,7 +1,14 @@
-import { type Bus, type Caller, type LiveViolation, liveViolationSchema, principalOf, type TokenResolver } from '@vigia/core';
+import {
+  type Bus,
+  type Caller,
+  type LiveViolation,
+  liveViolationSchema,
+  principalOf,
+  type TokenResolver,
+} from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
-import { violationCsvLine, violationsCsvHeader } from './violation-csv.js';
+import { violationsCsvHeader, violationsCsvRows } from './violation-csv.js';
 import { reviewSchema, violationQuerySchema } from './violation-query.js';
 import { type ViolationRow, ViolationStore } from './violation-store.js';
 
@@ -30,7 +37,7 @@ export async function registerViolationRoutes(
     let count = 0;
     do {
       const page = await store.list(principal, { ...query, cursor });
-      for (const v of page.items) csv += violationCsvLine(v);
+      csv += violationsCsvRows(page.items);
       count += page.items.length;
       cursor = page.next ?? undefined;
     } while (cursor && count < EXPORT_MAX_ROWS);
