@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { configSchema } from '@vigia/core';
+import { asGt06Plan, uncarriedFields } from './emulators/gt06/gt06-scenario.js';
+import { hostPortSchema } from './emulators/host-port.js';
 import { findScenario, scenarios } from './scenarios/index.js';
 import {
   awaitOutcome,
   comparableViolations,
+  planRun,
   playScenario,
   type RunOptions,
   runViolations,
@@ -35,6 +39,11 @@ Options:
                       reverse order, 2° of longitude east so it meets no live run); after a settle
                       wait, each late run must raise exactly what its live run raised
   --settle-ms <ms>    with --late: wait before comparing, past the engine's periodic flush (default 35000)
+  --protocol <name>   native (POST /v1/telemetry, the default) or gt06: the scenario's devices are
+                      registered as GT06 (Concox) trackers and send through the GT06 gateway; a
+                      scenario whose samples carry what a GT06 cannot (taximeter, passengers,
+                      tachograph, accuracy) is reported, not judged
+  --gt06 <host:port>  GT06 gateway (default: the API host, port ${configSchema.shape.GT06_PORT.parse(undefined)} as GT06_PORT)
   -h, --help          show this help`;
 
 function fail(message: string): never {
@@ -53,6 +62,8 @@ let parsed: ReturnType<
       'quiet-ms': { type: 'string' };
       late: { type: 'string' };
       'settle-ms': { type: 'string' };
+      protocol: { type: 'string' };
+      gt06: { type: 'string' };
       help: { type: 'boolean'; short: 'h' };
     };
     allowPositionals: true;
@@ -72,6 +83,8 @@ try {
       'quiet-ms': { type: 'string' },
       late: { type: 'string' },
       'settle-ms': { type: 'string' },
+      protocol: { type: 'string' },
+      gt06: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -112,9 +125,17 @@ const number = (v: string | undefined, dflt: number, name: string): number => {
 };
 const apiUrl = values['api-url'] ?? 'http://127.0.0.1:3000';
 if (!/^https?:\/\//.test(apiUrl)) fail('--api-url: an http(s) URL');
+const protocol = values.protocol ?? 'native';
+if (protocol !== 'native' && protocol !== 'gt06') fail('--protocol: native or gt06');
+if (values.gt06 !== undefined && protocol !== 'gt06') fail('--gt06 needs --protocol gt06');
+const gt06Gateway = hostPortSchema.safeParse(
+  values.gt06 ?? `${new URL(apiUrl).host.replace(/:\d+$/, '')}:${configSchema.shape.GT06_PORT.parse(undefined)}`,
+);
+if (!gt06Gateway.success) fail('--gt06: host:port');
 const opts: RunOptions & { timeoutMs: number; quietMs: number } = {
   apiUrl,
   token,
+  ...(protocol === 'gt06' ? { gt06: gt06Gateway.data } : {}),
   timeoutMs: number(values['timeout-ms'], 10_000, '--timeout-ms'),
   quietMs: number(values['quiet-ms'], 3_000, '--quiet-ms'),
   registryReloadMs: 1500,
@@ -128,11 +149,21 @@ const pairs: { live: ScenarioRun; late: ScenarioRun }[] = [];
 
 let failed = 0;
 let notJudged = 0;
+let notCarried = 0;
 for (const scenario of chosen) {
   out(
     `\n${scenario.name}: ${scenario.ruleId} (${scenario.article}) must ${scenario.expect === 'fires' ? 'fire' : 'stay quiet'}`,
   );
   out(`  ${scenario.summary}`);
+  if (opts.gt06) {
+    const planned = planRun(scenario, opts);
+    const uncarried = uncarriedFields(asGt06Plan(planned.plan, planned.runId));
+    if (uncarried.length > 0) {
+      notCarried++;
+      out(`  NOT JUDGED over GT06: its samples carry ${uncarried.join(', ')}, which a GT06 tracker cannot send`);
+      continue;
+    }
+  }
   try {
     const run = await playScenario(scenario, opts);
     out(`  vehicle   ${run.plan.vehicleId}, local time ${run.plan.when}`);
@@ -182,6 +213,6 @@ if (pairs.length > 0) {
   }
 }
 out(
-  `\n${chosen.length - failed - notJudged} of ${chosen.length} scenario(s) held${notJudged ? `, ${notJudged} need pack configuration` : ''}${failed ? `, ${failed} FAILED` : ''}${pairs.length > 0 ? `; late replay: ${pairs.length - differ} of ${pairs.length} raised what they raised live` : ''}`,
+  `\n${chosen.length - failed - notJudged - notCarried} of ${chosen.length} scenario(s) held${notJudged ? `, ${notJudged} need pack configuration` : ''}${notCarried ? `, ${notCarried} need fields a GT06 cannot carry` : ''}${failed ? `, ${failed} FAILED` : ''}${pairs.length > 0 ? `; late replay: ${pairs.length - differ} of ${pairs.length} raised what they raised live` : ''}`,
 );
 process.exit(failed > 0 || differ > 0 ? 1 : 0);

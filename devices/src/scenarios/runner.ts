@@ -1,3 +1,5 @@
+import { pino } from 'pino';
+import { asGt06Plan, type Gt06Plan, sendOverGt06 } from '../emulators/gt06/gt06-scenario.js';
 import type { BuildContext, SampleInput, Scenario, ScenarioPlan } from './types.js';
 
 /** Plays scenarios through the public HTTP API of a running system and checks what the rules said. */
@@ -16,6 +18,8 @@ export interface RunOptions {
    * coming back into coverage). The rules judge in event time, so it must raise what it raises live.
    */
   lateMinutes?: number;
+  /** Play the devices as GT06 trackers through this gateway instead of `POST /v1/telemetry`. */
+  gt06?: { host: string; port: number };
   log?: (line: string) => void;
 }
 
@@ -142,9 +146,10 @@ export function planRun(scenario: Scenario, opts: RunOptions): Omit<ScenarioRun,
 /** Creates the scenario's registry, then sends its telemetry (live: in time order; late: per device) and dispatches. */
 export async function playScenario(scenario: Scenario, opts: RunOptions): Promise<ScenarioRun> {
   const planned = planRun(scenario, opts);
-  await createRegistry(planned.plan, opts);
+  const gt06 = opts.gt06 ? asGt06Plan(planned.plan, planned.runId) : undefined;
+  await createRegistry(gt06?.plan ?? planned.plan, opts);
   await sleep(opts.registryReloadMs ?? 1000);
-  return sendTelemetry(planned, opts);
+  return sendTelemetry(planned, opts, gt06);
 }
 
 /** Creates a plan's registry records through the API. */
@@ -170,6 +175,8 @@ export async function createRegistry(plan: ScenarioPlan, opts: RunOptions): Prom
 export async function sendTelemetry(
   planned: Omit<ScenarioRun, 'sentAtMs' | 'accepted'>,
   opts: RunOptions,
+  /** The plan's devices as GT06 trackers (`asGt06Plan`): the samples go through `opts.gt06`. */
+  gt06?: Gt06Plan,
 ): Promise<ScenarioRun> {
   const log = opts.log ?? (() => {});
   const { plan } = planned;
@@ -182,7 +189,12 @@ export async function sendTelemetry(
     return body?.accepted ?? 0;
   };
   let accepted = 0;
-  if (planned.lateMinutes > 0) {
+  if (gt06 && opts.gt06) {
+    const late = planned.lateMinutes > 0;
+    const order = [...new Set(plan.samples.map((x) => x.deviceId))].reverse();
+    accepted = await sendOverGt06(gt06, opts.gt06, pino({ level: 'silent' }), { late, deviceOrder: order });
+    log(`  gt06      ${gt06.devices.size} tracker(s) through ${opts.gt06.host}:${opts.gt06.port}`);
+  } else if (planned.lateMinutes > 0) {
     const byDevice = new Map<string, SampleInput[]>();
     for (const x of plan.samples) {
       const list = byDevice.get(x.deviceId);
