@@ -4,6 +4,33 @@ import type { Logger } from 'pino';
 import type { TelemetrySpool } from './spool/telemetry-spool.js';
 import { storeTelemetry, type WriteOutcome } from './telemetry-store.js';
 
+/**
+ * A record the database refused for its own values (a NUL the edge let through, a date
+ * PostgreSQL cannot represent, a vehicle that no longer exists): refused alone, for good, so the
+ * records it was batched with are stored. Sending it again cannot succeed.
+ */
+export interface UnstorableRecord {
+  code: 'UNSTORABLE_RECORD';
+  message: string;
+}
+
+/** What became of one record given to `write`. */
+export type RecordOutcome = WriteOutcome | UnstorableRecord;
+
+/**
+ * Whether a failed write is about the records' values rather than the database's state:
+ * SQLSTATE class 22 (data exception: invalid byte sequence, date out of range, numeric overflow)
+ * or 23 (integrity constraint: a foreign key, a check), or a value the statement could not even
+ * be built from (an invalid Date). Everything else (unreachable, overloaded, deadlock, a bug) is
+ * not cured by leaving a record out, so it is not split but answered as before.
+ */
+export function isDataError(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(22|23)[0-9A-Z]{3}$/.test(code)) return true;
+  return err instanceof RangeError;
+}
+
 export interface BatchWriterOptions {
   db: Database;
   log: Logger;
@@ -20,6 +47,11 @@ export interface BatchWriterOptions {
    * their vehicle's live state.
    */
   onCommitted(batch: { accepted: Telemetry[]; advanced: Telemetry[] }): void;
+  /**
+   * Called with records that were spooled (so already acknowledged to their devices) and that the
+   * database then refused for their values on replay; they are logged in full before this.
+   */
+  onUnstorableSpooled?(records: { record: Telemetry; outcome: UnstorableRecord }[]): void;
   /** Where accepted records wait while the database is unreachable; none = answer 503 instead. */
   spool?: TelemetrySpool;
   /** How often the spool is tried against the database. */
@@ -28,7 +60,7 @@ export interface BatchWriterOptions {
 
 interface Pending {
   record: Telemetry;
-  settle(outcome: WriteOutcome | Error): void;
+  settle(outcome: RecordOutcome | Error): void;
 }
 
 /**
@@ -66,7 +98,7 @@ export class BatchWriter {
     return this.pending;
   }
 
-  write(records: readonly Telemetry[]): Promise<WriteOutcome[]> {
+  write(records: readonly Telemetry[]): Promise<RecordOutcome[]> {
     if (this.closed) return Promise.reject(new AppError('SHUTTING_DOWN', 'The ingest service is shutting down', 503));
     if (records.length === 0) return Promise.resolve([]);
     if (this.pending + records.length > this.opts.maxPending) {
@@ -79,7 +111,7 @@ export class BatchWriter {
     this.pending += records.length;
     const settled = records.map(
       (record) =>
-        new Promise<WriteOutcome>((resolve, reject) => {
+        new Promise<RecordOutcome>((resolve, reject) => {
           this.queue.push({
             record,
             settle: (o) => (o instanceof Error ? reject(o) : resolve(o)),
@@ -115,17 +147,17 @@ export class BatchWriter {
   }
 
   private async flush(batch: Pending[]): Promise<void> {
-    const records = batch.map((p) => p.record);
     const spool = this.opts.spool;
     if (spool && !spool.isEmpty) {
       this.toSpool(spool, batch);
       return;
     }
     try {
-      const { outcomes, accepted, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
+      const outcomes = await this.storeIsolating(batch.map((p) => p.record));
       for (const [i, p] of batch.entries()) p.settle(outcomes[i] ?? 'duplicate');
-      if (accepted.length > 0) this.opts.onCommitted({ accepted, advanced });
     } catch (err) {
+      // Records of this batch stored before the failure (when it was split) are stored again
+      // from the spool or the device's resend: (device_id, ts) makes that a duplicate, no more.
       if (spool && isDatabaseUnavailable(err)) {
         this.opts.log.warn(
           { err, code: 'DATABASE_UNAVAILABLE', records: batch.length },
@@ -138,6 +170,53 @@ export class BatchWriter {
       const failure = new AppError('STORAGE_UNAVAILABLE', 'The records could not be stored; retry', 503);
       for (const p of batch) p.settle(failure);
     }
+  }
+
+  /**
+   * Stores `records` in one transaction; when the database refuses it for the values of some
+   * record (`isDataError`), splits it in halves and stores each, down to the single record to
+   * blame, which alone is refused. One device's bad record thus never costs the devices batched
+   * with it their data. A batch of n records with k bad ones takes at most 2·k·⌈log2 n⌉ + 1
+   * transactions, and none more when nothing is wrong. Any other failure is thrown.
+   */
+  private async storeIsolating(records: readonly Telemetry[]): Promise<RecordOutcome[]> {
+    try {
+      const { outcomes, accepted, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
+      if (accepted.length > 0) this.opts.onCommitted({ accepted, advanced });
+      return outcomes;
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      const [only] = records;
+      if (records.length === 1 && only) return [this.unstorable(only, err)];
+      this.opts.log.warn(
+        { code: 'TELEMETRY_BATCH_SPLIT', records: records.length, sqlstate: sqlstateOf(err) },
+        'a record of the batch cannot be stored: splitting the batch to isolate it',
+      );
+      const half = Math.ceil(records.length / 2);
+      const first = await this.storeIsolating(records.slice(0, half));
+      const second = await this.storeIsolating(records.slice(half));
+      return [...first, ...second];
+    }
+  }
+
+  private unstorable(record: Telemetry, err: unknown): UnstorableRecord {
+    const sqlstate = sqlstateOf(err);
+    // The database's own words stay in the log: they name tables and columns.
+    this.opts.log.warn(
+      {
+        code: 'UNSTORABLE_RECORD',
+        sqlstate,
+        device: record.deviceId,
+        vehicle: record.vehicleId,
+        ts: Number.isNaN(record.ts.getTime()) ? String(record.ts) : record.ts.toISOString(),
+        reason: err instanceof Error ? err.message : String(err),
+      },
+      'record refused by the database; the rest of its batch is stored',
+    );
+    return {
+      code: 'UNSTORABLE_RECORD',
+      message: `The database cannot store this record's values${sqlstate ? ` (SQLSTATE ${sqlstate})` : ''}; do not send it again`,
+    };
   }
 
   /** Durable on local disk counts as accepted; a full spool refuses (503) so devices keep their data. */
@@ -168,8 +247,20 @@ export class BatchWriter {
       try {
         for (let i = 0; i < segment.records.length; i += this.opts.maxRecords) {
           const chunk = segment.records.slice(i, i + this.opts.maxRecords);
-          const { accepted, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, chunk));
-          if (accepted.length > 0) this.opts.onCommitted({ accepted, advanced });
+          // A spooled record the database refuses must not block the spool (and every record
+          // queued behind it) for ever: it is isolated, logged in full and handed on.
+          const outcomes = await this.storeIsolating(chunk);
+          const refused = chunk.flatMap((record, j) => {
+            const outcome = outcomes[j];
+            return typeof outcome === 'object' ? [{ record, outcome }] : [];
+          });
+          if (refused.length > 0) {
+            this.opts.log.error(
+              { code: 'SPOOLED_RECORD_UNSTORABLE', records: refused.map((r) => r.record) },
+              'spooled records, already acknowledged, refused by the database',
+            );
+            this.opts.onUnstorableSpooled?.(refused);
+          }
         }
       } catch (err) {
         this.opts.log.debug({ err, code: 'SPOOL_REPLAY_DEFERRED' }, 'database still unreachable');
@@ -197,4 +288,9 @@ export class BatchWriter {
     // What is still spooled stays on disk and is replayed by the next start.
     this.opts.spool?.close();
   }
+}
+
+function sqlstateOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }

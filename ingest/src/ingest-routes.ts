@@ -1,11 +1,13 @@
 import {
   AppError,
   errorBody,
+  isControlCharacterIssue,
   normaliseTelemetry,
   principalOf,
   type Telemetry,
   type TokenResolver,
   telemetryInputSchema,
+  timestampProblem,
 } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
 import type { BatchWriter } from './batch-writer.js';
@@ -30,6 +32,8 @@ export interface IngestRouteOptions {
   resolveToken: TokenResolver;
   bodyLimit: number;
   maxFutureSkewS: number;
+  /** Records stamped further back than this (seconds) are rejected; 0 = no bound. */
+  maxPastAgeS: number;
 }
 
 /** Codes that mean "this request may not send these records", answered 403 when they are all there is. */
@@ -57,7 +61,7 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
     if (items.length === 0) throw new AppError('EMPTY_BATCH', 'The body holds no records', 400);
 
     const receivedAt = new Date();
-    const latestAllowed = receivedAt.getTime() + opts.maxFutureSkewS * 1000;
+    const bounds = { maxFutureSkewS: opts.maxFutureSkewS, maxPastAgeS: opts.maxPastAgeS };
     const rejected: RejectedRecord[] = [];
     const parsed: { index: number; record: ReturnType<typeof telemetryInputSchema.parse> }[] = [];
     items.forEach((item, index) => {
@@ -68,20 +72,21 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
       const result = telemetryInputSchema.safeParse(item.value);
       if (!result.success) {
         const message = result.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ');
-        rejected.push({ index, code: 'VALIDATION_FAILED', message });
-      } else if (result.data.ts.getTime() > latestAllowed) {
-        rejected.push({
-          index,
-          code: 'FUTURE_TIMESTAMP',
-          message: `ts ${result.data.ts.toISOString()} is more than ${opts.maxFutureSkewS} s ahead of the server clock`,
-        });
-      } else {
-        parsed.push({ index, record: result.data });
+        // A control character is its own code: no retry of that record can ever succeed, and a
+        // sender that puts NUL in an id is broken or probing, which the operator wants to see.
+        const code = result.error.issues.some(isControlCharacterIssue) ? 'CONTROL_CHARACTER' : 'VALIDATION_FAILED';
+        rejected.push({ index, code, message });
+        return;
       }
+      const late = timestampProblem(result.data.ts, receivedAt, bounds);
+      if (late) rejected.push({ index, ...late });
+      else parsed.push({ index, record: result.data });
     });
 
     const devices = await opts.devices.lookup(parsed.map((p) => p.record.deviceId));
     const records: Telemetry[] = [];
+    /** The body index of each record in `records`. */
+    const indexOf: number[] = [];
     for (const { index, record } of parsed) {
       const device = devices.get(record.deviceId);
       if (!device) {
@@ -94,22 +99,34 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
         });
       } else {
         records.push(normaliseTelemetry(record, device, receivedAt));
+        indexOf.push(index);
       }
     }
-    rejected.sort((a, b) => a.index - b.index);
 
-    if (records.length === 0) {
+    const nothingStored = () => {
+      rejected.sort((a, b) => a.index - b.index);
       const codes = new Set(rejected.map((r) => r.code));
       const [only] = codes;
       const code = codes.size === 1 && only ? only : 'NO_VALID_RECORDS';
       const status = [...codes].every((c) => forbiddenCodes.has(c)) ? 403 : 400;
       const message = codes.size === 1 ? (rejected[0]?.message ?? code) : 'No record in the body could be stored';
       return reply.code(status).send(errorBody(code, message, { rejected }));
-    }
+    };
+    if (records.length === 0) return nothingStored();
 
+    // The writer refuses a record the database cannot store alone (UNSTORABLE_RECORD); the
+    // others of this body, and of every other body in the same transaction, are stored.
     const outcomes = await opts.writer.write(records);
-    const accepted = outcomes.filter((o) => o === 'accepted').length;
-    const response: IngestResponse = { accepted, duplicates: outcomes.length - accepted, rejected };
+    let accepted = 0;
+    let duplicates = 0;
+    outcomes.forEach((o, i) => {
+      if (o === 'accepted') accepted++;
+      else if (o === 'duplicate') duplicates++;
+      else rejected.push({ index: indexOf[i] ?? -1, code: o.code, message: o.message });
+    });
+    if (accepted + duplicates === 0) return nothingStored();
+    rejected.sort((a, b) => a.index - b.index);
+    const response: IngestResponse = { accepted, duplicates, rejected };
     return response;
   });
 }
