@@ -1,13 +1,20 @@
+import type { Logger } from '@vigia/core';
 import type { DeviceDirectory, DeviceEntry } from '../../device-directory.js';
 import type { ProfileRegistry } from '../profiles/profile-registry.js';
 import type { DeviceProfile, ProfileProtocol } from '../profiles/profile-schema.js';
 
 export type DeviceAccess =
-  | { ok: true; device: DeviceEntry; profile: DeviceProfile }
+  | {
+      ok: true;
+      device: DeviceEntry;
+      profile: DeviceProfile;
+      /** The registry names a profile that cannot be used: `profile` maps nothing (the fix only). */
+      profileProblem?: { code: 'UNKNOWN_PROFILE' | 'PROFILE_PROTOCOL_MISMATCH'; message: string };
+    }
   | {
       ok: false;
-      /** UNKNOWN_DEVICE and PROTOCOL_MISMATCH are the device's problem; the profile codes are the registry's. */
-      code: 'UNKNOWN_DEVICE' | 'PROTOCOL_MISMATCH' | 'UNKNOWN_PROFILE' | 'PROFILE_PROTOCOL_MISMATCH';
+      /** The device's problem: the identifier is not registered, or not for this protocol. */
+      code: 'UNKNOWN_DEVICE' | 'PROTOCOL_MISMATCH';
       message: string;
     };
 
@@ -17,12 +24,23 @@ export type DeviceAccess =
  * that protocol: the identifier of a `native` device (which authenticates with its token) cannot
  * be used to send for it over an unauthenticated port. Rejects only when the registry lookup
  * itself fails.
+ *
+ * A device whose registry entry names a profile that does not exist (removed since the device
+ * was registered; the API refuses to register one) is still accepted, with a profile that maps
+ * nothing: its fix (time, position, speed, heading), which the protocol itself carries, is
+ * stored and acknowledged, and the problem is logged (PROFILE_UNAVAILABLE) for a person to fix.
+ * Refusing instead cost the vehicle its whole trail, and made devices re-send without end: a
+ * Teltonika reconnects after a refused handshake, and Traccar Client retries every answer but
+ * 2xx, a 4xx included. Inputs are not read with another profile: mis-mapped they would be
+ * false evidence (a door input read as the taximeter).
  */
 export async function resolveDevice(
   devices: DeviceDirectory,
   profiles: ProfileRegistry,
   protocol: ProfileProtocol,
   identifier: string,
+  /** Where PROFILE_UNAVAILABLE is logged. */
+  log?: Logger,
 ): Promise<DeviceAccess> {
   const found = await devices.lookup([identifier]);
   const device = found.get(identifier);
@@ -35,6 +53,18 @@ export async function resolveDevice(
     };
   }
   const resolved = profiles.resolve(protocol, device.profile);
-  if (!resolved.ok) return { ok: false, code: resolved.code, message: `Device '${identifier}': ${resolved.message}` };
+  if (!resolved.ok) {
+    const message = `Device '${identifier}': ${resolved.message}; storing its fix only`;
+    log?.warn(
+      { protocol, device: identifier, profile: device.profile, code: 'PROFILE_UNAVAILABLE', reason: resolved.code },
+      message,
+    );
+    return {
+      ok: true,
+      device,
+      profile: { ...profiles.defaultFor(protocol), fields: {} },
+      profileProblem: { code: resolved.code, message },
+    };
+  }
   return { ok: true, device, profile: resolved.profile };
 }

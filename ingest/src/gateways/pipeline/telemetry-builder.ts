@@ -1,11 +1,11 @@
-import { type TelemetryInput, type TelemetryParsed, telemetryInputSchema } from '@vigia/core';
+import { type TelemetryInput, type TelemetryParsed, telemetryInputSchema, timestampProblem } from '@vigia/core';
 import type { MappedFields } from '../profiles/field-mapping.js';
 import type { FieldValue, ProfileField } from '../profiles/profile-schema.js';
 
 /**
  * Builds the `TelemetryInput` of the public contract from what a protocol decoded (the fix) and
  * what the device's profile mapped, and validates it with the very schema `POST /v1/telemetry`
- * uses, plus the same future-time limit, so every way in enforces the same limits.
+ * uses, plus the same time window (`timestampProblem`), so every way in enforces the same limits.
  *
  * Two kinds of failure are treated differently, on purpose:
  * - the fix itself (time, position, GPS speed and heading) impossible: the record is refused —
@@ -30,7 +30,7 @@ export interface DecodedFix {
 
 export type BuiltRecord =
   | { ok: true; input: TelemetryParsed; dropped: { field: ProfileField; reason: string }[] }
-  | { ok: false; code: 'NO_POSITION' | 'INVALID_FIX' | 'FUTURE_TIMESTAMP'; message: string };
+  | { ok: false; code: 'NO_POSITION' | 'INVALID_FIX' | 'FUTURE_TIMESTAMP' | 'PAST_TIMESTAMP'; message: string };
 
 type Mutable = Record<string, unknown>;
 
@@ -78,7 +78,8 @@ function dropOrphanedMeter(candidate: Mutable, dropped: { field: ProfileField; r
 export function buildTelemetry(
   fix: DecodedFix,
   mapped: MappedFields,
-  limits: { receivedAt: Date; maxFutureSkewS: number },
+  /** `maxPastAgeS` absent or 0: no bound on the past. */
+  limits: { receivedAt: Date; maxFutureSkewS: number; maxPastAgeS?: number | undefined },
 ): BuiltRecord {
   // 0,0 is what trackers send when they have never had a fix; stored, it would put the vehicle
   // in the Gulf of Guinea and add thousands of kilometres to its distance.
@@ -109,14 +110,11 @@ export function buildTelemetry(
     dropOrphanedMeter(candidate, dropped);
     const result = telemetryInputSchema.safeParse(candidate as TelemetryInput);
     if (result.success) {
-      const latestAllowed = limits.receivedAt.getTime() + limits.maxFutureSkewS * 1000;
-      if (result.data.ts.getTime() > latestAllowed) {
-        return {
-          ok: false,
-          code: 'FUTURE_TIMESTAMP',
-          message: `ts ${result.data.ts.toISOString()} is more than ${limits.maxFutureSkewS} s ahead of the server clock`,
-        };
-      }
+      const late = timestampProblem(result.data.ts, limits.receivedAt, {
+        maxFutureSkewS: limits.maxFutureSkewS,
+        maxPastAgeS: limits.maxPastAgeS ?? 0,
+      });
+      if (late) return { ok: false, ...late };
       return { ok: true, input: result.data, dropped };
     }
     const fixIssues = result.error.issues.filter((i) => fieldOfIssue(i.path, fromProfile) === undefined);

@@ -81,6 +81,19 @@ export class ProfileRegistry {
     return [...this.byName.keys()];
   }
 
+  /** The protocols devices with a profile speak (each has a default profile). */
+  get protocols(): ProfileProtocol[] {
+    return [...this.defaults.keys()];
+  }
+
+  /** The names a device of `protocol` may give as its profile, sorted; none for another protocol. */
+  namesFor(protocol: string): string[] {
+    return [...this.byName.values()]
+      .filter((p) => p.protocol === protocol)
+      .map((p) => p.name)
+      .sort();
+  }
+
   get(name: string): DeviceProfile | undefined {
     return this.byName.get(name);
   }
