@@ -41,14 +41,15 @@ function expectOwnWording(body: unknown): void {
   );
 }
 
-describe('registry hardening', () => {
+// Both databases: the error translation reads what each driver reports.
+describe.each(['postgres', 'pglite'] as const)('registry hardening on %s', (target) => {
   let sys: TestSystem;
   const tokens: Record<'operator' | 'dispatcher', string> = { operator: '', dispatcher: '' };
   const reference: Record<string, string> = {};
   let vehicleOfB = '';
 
   beforeAll(async () => {
-    sys = await startTestSystem('postgres');
+    sys = await startTestSystem(target);
     const ops = await api(sys, 'POST', '/v1/operators', [
       { id: OP_A, name: 'Operator A', pack: 'df-taxi' },
       { id: OP_B, name: 'Operator B', pack: 'df-taxi' },

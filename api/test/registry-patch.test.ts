@@ -290,10 +290,11 @@ describe('PATCH changes only the fields in its body, on every registry collectio
     }
   });
 
-  describe('over HTTP, on PostgreSQL', () => {
+  // Both databases: the update is typed by the database (jsonb_populate_record).
+  describe.each(['postgres', 'pglite'] as const)('over HTTP, on %s', (target) => {
     let sys: TestSystem;
     beforeAll(async () => {
-      sys = await startTestSystem('postgres');
+      sys = await startTestSystem(target);
       for (const [name, items] of Object.entries(prerequisites)) {
         const res = await api(sys, 'POST', `/v1/${name}`, items);
         expect(res.status, JSON.stringify(res.body)).toBe(201);
