@@ -1,4 +1,11 @@
-import { AppError, type Principal, principalOf, type TokenResolver } from '@vigia/core';
+import {
+  AppError,
+  type Principal,
+  principalOf,
+  type TimestampBounds,
+  type TokenResolver,
+  timestampProblem,
+} from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -18,11 +25,11 @@ import type { RulePipeline } from './rules/rule-pipeline.js';
 export const DISPATCH_PACK = 'belem-taxi';
 
 /**
- * How old a dispatch may be: a year. A dispatch system uploading its records late, or a regulator
- * loading last months' (the scenarios play dates weeks back), is accepted; a clock reset to 1970
- * or a GPS-epoch rollover is not.
+ * The time window of a dispatch when the caller does not give one: telemetry's defaults
+ * (INGEST_MAX_FUTURE_SKEW_S, INGEST_MAX_PAST_AGE_S). Late uploads of weeks are normal (a dispatch
+ * system catching up, scenarios replaying last month); a clock reset to 1970 is not.
  */
-export const DISPATCH_MAX_AGE_S = 366 * 86_400;
+const DEFAULT_BOUNDS: TimestampBounds = { maxFutureSkewS: 300, maxPastAgeS: 400 * 86_400 };
 
 /** No control characters: they are not part of any id, and PostgreSQL refuses a NUL (a 5xx otherwise). */
 const text = (max: number) =>
@@ -50,29 +57,37 @@ export interface DispatchRouteOptions {
   db: Database;
   rules: RulePipeline;
   resolveToken: TokenResolver;
-  /** A dispatch stamped further ahead of the server clock than this is refused; INGEST_MAX_FUTURE_SKEW_S, default 300. */
+  /** Seconds ahead of the server clock a dispatch may be stamped (INGEST_MAX_FUTURE_SKEW_S); default 300. */
   maxFutureSkewS?: number;
-  /** A dispatch older than this is refused; default DISPATCH_MAX_AGE_S. */
+  /** Seconds behind it (INGEST_MAX_PAST_AGE_S; 0 = no bound); default 400 days. */
   maxPastAgeS?: number;
 }
 
-/** The time window, per dispatch: 400 naming each one out of it. */
-function checkTimes(items: Dispatch[], now: number, opts: DispatchRouteOptions): void {
-  const maxPastAgeS = opts.maxPastAgeS ?? DISPATCH_MAX_AGE_S;
-  const maxFutureSkewS = opts.maxFutureSkewS ?? 300;
+/**
+ * The time window, per dispatch, by the one check every way in uses (`timestampProblem`): 400
+ * with its code (FUTURE_TIMESTAMP, PAST_TIMESTAMP) naming each dispatch out of it.
+ */
+function checkTimes(items: Dispatch[], now: Date, opts: DispatchRouteOptions): void {
+  const bounds: TimestampBounds = {
+    maxFutureSkewS: opts.maxFutureSkewS ?? DEFAULT_BOUNDS.maxFutureSkewS,
+    maxPastAgeS: opts.maxPastAgeS ?? DEFAULT_BOUNDS.maxPastAgeS,
+  };
   const problems = items.flatMap((d, index) => {
-    const ms = d.ts.getTime();
-    if (Number.isNaN(ms)) return [{ index, path: 'ts', message: 'ts is not a valid instant' }];
-    if (ms > now + maxFutureSkewS * 1000) {
-      return [{ index, path: 'ts', message: `ts is more than ${maxFutureSkewS} s ahead of the server clock` }];
+    if (Number.isNaN(d.ts.getTime())) {
+      return [{ index, path: 'ts', code: 'VALIDATION_FAILED', message: 'ts is not a valid instant' }];
     }
-    if (ms < now - maxPastAgeS * 1000) {
-      return [{ index, path: 'ts', message: `ts is more than ${maxPastAgeS} s behind the server clock` }];
-    }
-    return [];
+    const problem = timestampProblem(d.ts, now, bounds);
+    return problem ? [{ index, path: 'ts', ...problem }] : [];
   });
   const first = problems[0];
-  if (first) throw new AppError('TIMESTAMP_OUT_OF_RANGE', `Dispatch ${first.index}: ${first.message}`, 400, problems);
+  if (first) {
+    throw new AppError(
+      first.code,
+      `Dispatch ${first.index}: ${first.message}`,
+      400,
+      problems.map(({ code: _, ...p }) => p),
+    );
+  }
 }
 
 /**
@@ -127,7 +142,7 @@ export async function registerDispatchRoutes(app: FastifyInstance, opts: Dispatc
     if (principal.kind === 'device') throw new AppError('FORBIDDEN', 'Devices may not report dispatches', 403);
     const parsed = bodySchema.parse(req.body);
     const items = Array.isArray(parsed) ? parsed : [parsed];
-    checkTimes(items, Date.now(), opts);
+    checkTimes(items, new Date(), opts);
     await checkVehicles(principal, items, store);
     const rows = items.map((d, i) => ({
       id: d.id ?? `dsp_${d.radioOperatorId}_${d.ts.getTime()}_${d.vehicleId}_${i}`,
