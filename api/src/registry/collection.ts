@@ -38,6 +38,30 @@ export interface CollectionSpec<S extends z.ZodObject> {
    * date): the instant their first version starts, instead of the moment of creation.
    */
   inForceFrom?: (record: Record<string, unknown>) => string | undefined;
+  /**
+   * Checks the schema cannot make: against knowledge outside the table (a device's profile must
+   * exist for its protocol). Given each record created and, on PATCH, the stored record with the
+   * body applied plus the fields the body names. A problem is a 400 with the issue's code.
+   */
+  check?: (record: Record<string, unknown>, changed: ReadonlySet<string>) => CheckIssue[];
+}
+
+/** A problem `CollectionSpec.check` found: the field, a code for the API error, and what is wrong. */
+export interface CheckIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** Check problems as the API error: the (first) issue's own code, every issue in `details`. */
+function checkError(issues: (CheckIssue & { index?: number })[]): AppError {
+  const [first] = issues;
+  return new AppError(
+    first?.code ?? 'VALIDATION_FAILED',
+    first?.message ?? 'invalid',
+    400,
+    issues.map(({ code: _, ...d }) => d),
+  );
 }
 
 export type Row = Record<string, unknown>;
@@ -221,6 +245,13 @@ export class CollectionStore<S extends z.ZodObject> {
       return r.success ? r.data : undefined;
     });
     if (issues.length > 0) throw schemaError(issues, 'Some records do not match the schema');
+    const checked = this.spec.check;
+    if (checked) {
+      const problems = parsed.flatMap((data, index) =>
+        data ? checked(data, new Set(Object.keys(data))).map((i) => ({ ...i, index })) : [],
+      );
+      if (problems.length > 0) throw checkError(problems);
+    }
     const tokens: (string | undefined)[] = [];
     const records = parsed.map((data) => {
       const row: Row = { id: data?.id ?? this.newId() };
@@ -317,6 +348,8 @@ export class CollectionStore<S extends z.ZodObject> {
         const [before] = await this.fetch(tx, [id]);
         if (!before) throw new AppError('NOT_FOUND', `No ${this.spec.name} record '${id}'`, 404);
         if (before.retiredAt) throw new AppError('RETIRED', `${this.spec.name} record '${id}' is retired`, 409);
+        const problems = this.spec.check?.({ ...before, ...r.data }, new Set(Object.keys(r.data))) ?? [];
+        if (problems.length > 0) throw checkError(problems);
         // Typed by PostgreSQL from JSON, as on create: a JS array bound as a parameter would be
         // sent as a PostgreSQL array, which a jsonb column (a contract's places) refuses.
         await tx.query(

@@ -1,4 +1,5 @@
 import type { CollectionSpec } from './collection.js';
+import { deviceProfileIssues } from './device-profile.js';
 import {
   contractCreateSchema,
   deviceCreateSchema,
@@ -106,6 +107,8 @@ export const devicesSpec: CollectionSpec<typeof deviceCreateSchema> = {
   filters: { vehicleId: 'vehicle_id', protocol: 'protocol', identifier: 'identifier' },
   access: { read: ['regulator'], write: ['regulator'] },
   token: 'dev',
+  // A profile that does not exist for the protocol would make the gateways refuse every message.
+  check: (device, changed) => (changed.has('protocol') || changed.has('profile') ? deviceProfileIssues(device) : []),
 };
 
 /** Users and their API tokens are managed with the admin token only. */
