@@ -1,0 +1,287 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AccessEntry, type Caller, callers } from '@vigia/core';
+import { io } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIST } from '../src/dashboard/dashboard-routes.js';
+import {
+  anonymous,
+  collectionOf,
+  concretePath,
+  type Fixtures,
+  type MatrixRole,
+  seedFixtures,
+  validBodies,
+} from './route-fixtures.js';
+import { startTestSystem, type TestSystem } from './support.js';
+
+/**
+ * The authorization matrix: every route of the route table (`app.accessRoutes()`) × every kind
+ * of caller. Two things are checked:
+ * - the declared access matches the reviewed table below, so widening a route's callers is a
+ *   visible diff in this file, and a new route fails here until someone writes down who may call it;
+ * - the server enforces the declaration: a caller not on the list gets 401 (no token, an unknown
+ *   token, a retired user's token) or 403 (another role) in the API.md error shape, with a valid
+ *   body, before anything is read or written; a caller on the list never gets MISSING_TOKEN,
+ *   INVALID_TOKEN or FORBIDDEN from the access check (it may get 400/404/409 for the empty body).
+ * The Socket.IO namespace `/live` is admitted by the same roles.
+ */
+
+const all = 'public' as const;
+const readers: Caller[] = ['admin', 'regulator', 'enforcement', 'dispatcher', 'operator'];
+const registrars: Caller[] = ['admin', 'regulator'];
+const adminOnly: Caller[] = ['admin'];
+
+/** The reviewed access of every route. Change a row only with the review that justifies it. */
+const expected: Record<string, 'public' | Caller[]> = {
+  'GET /health': all,
+  'GET /ready': all,
+  // Counters describe the fleet and the attacks on it: the admin token, or METRICS_TOKEN (below).
+  'GET /metrics': adminOnly,
+  'GET /': all,
+  'GET /v1/dashboard-config': all,
+  'GET <dashboard file>': all,
+  'POST /v1/telemetry': ['admin', 'device'],
+  'POST /v1/dispatches': ['admin', 'dispatcher'],
+  // What devices put on the wire, refused but acknowledged: the admin only.
+  'GET /v1/quarantine': adminOnly,
+  // Violations: every user role reads its scope; regulators and enforcement review.
+  'GET /v1/violations': readers,
+  'GET /v1/violations/export.csv': readers,
+  'GET /v1/violations/:id': readers,
+  'POST /v1/violations/:id/review': ['admin', 'regulator', 'enforcement'],
+  // Users and their tokens: the admin token only.
+  ...collection('users', adminOnly, adminOnly, { token: true }),
+  // Devices are equipment data: regulators only, reading included.
+  ...collection('devices', registrars, registrars, { token: true }),
+  // The registry and its reference data: every role reads (within scope), regulators write.
+  ...collection('operators', readers, registrars),
+  ...collection('vehicles', readers, registrars),
+  ...collection('drivers', readers, registrars),
+  ...collection('stops', readers, registrars),
+  ...collection('stands', readers, registrars),
+  ...collection('zones', readers, registrars),
+  ...collection('contracts', readers, registrars),
+  ...collection('holidays', readers, registrars),
+  ...collection('unit-values', readers, registrars),
+  'POST /v1/stops/import': registrars,
+  'POST /v1/stands/import': registrars,
+  'POST /v1/zones/import': registrars,
+  'POST /v1/vehicles/import': registrars,
+};
+
+/**
+ * Callers on a route's list whose request the handler may still refuse with FORBIDDEN once it
+ * knows the data (scope narrowing). With the requests this test sends (an empty JSON object, the
+ * fixtures' ids, which belong to the scoped operator) none does; a row here must say why.
+ */
+const scopeForbids: Record<string, Role[]> = {};
+
+/**
+ * 5xx answers that report the environment, not a fault: the dashboard page when the dashboard
+ * was not built (tests run without `npm run build`). Still in the error shape.
+ */
+const environmental5xx: Record<string, string> = { 'GET /': 'DASHBOARD_NOT_BUILT' };
+
+/** Who `/live` admits: every user role (the hub narrows the feed by scope); not devices. */
+const liveCallers: MatrixRole[] = ['admin', 'regulator', 'enforcement', 'dispatcher', 'operator'];
+
+function collection(
+  name: string,
+  read: Caller[],
+  write: Caller[],
+  opts: { token?: boolean } = {},
+): Record<string, Caller[]> {
+  const base = `/v1/${name}`;
+  return {
+    [`GET ${base}`]: read,
+    [`GET ${base}/:id`]: read,
+    [`POST ${base}`]: write,
+    [`PATCH ${base}/:id`]: write,
+    [`DELETE ${base}/:id`]: write,
+    ...(opts.token ? { [`POST ${base}/:id/token`]: write } : {}),
+  };
+}
+
+/**
+ * A Prometheus scraper's METRICS_TOKEN: not a caller of the access model, an extra token that
+ * opens only the routes listed here, and is an unknown token everywhere else.
+ */
+const METRICS_TOKEN = 'matrix-metrics-scraper-0123456789';
+const metricsTokenRoutes = ['GET /metrics'];
+
+type Role = MatrixRole | 'metrics';
+const roles: Role[] = [...callers, ...anonymous, 'metrics'];
+
+/**
+ * A file of the built dashboard (`GET /index.html`, `GET /assets/index-<hash>.js`): the static
+ * file server adds one route per file, named by the build, so they are reviewed as one row —
+ * public, like `GET /` — when the file is in the dashboard's dist folder.
+ */
+function dashboardFile(route: AccessEntry): boolean {
+  if (route.method !== 'GET' || route.url.startsWith('/v1/') || route.url === '/') return false;
+  const file = join(DASHBOARD_DIST, route.url);
+  return file.startsWith(DASHBOARD_DIST) && existsSync(file) && statSync(file).isFile();
+}
+const keyOf = (r: AccessEntry) => (dashboardFile(r) ? 'GET <dashboard file>' : `${r.method} ${r.url}`);
+const errorShape = { error: { code: expect.stringMatching(/^[A-Z][A-Z0-9_]*$/), message: expect.any(String) } };
+
+/** The body a denied caller sends: a valid one, so nothing but the access check can refuse it. */
+function validBodyOf(route: AccessEntry): unknown {
+  if (route.method !== 'POST' && route.method !== 'PATCH') return undefined;
+  const collection = collectionOf(route.url);
+  return (collection && validBodies[collection]) ?? {};
+}
+
+const registryCollections = new Set(Object.keys(validBodies).filter((c) => c !== 'violations'));
+
+/** How many records (retired included) each collection with a list route holds. */
+async function recordCounts(sys: TestSystem): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const route of sys.app.accessRoutes()) {
+    const collection = collectionOf(route.url);
+    // Registry collections: the ones with a create body (violations are the rule engine's).
+    if (
+      route.method !== 'GET' ||
+      !collection ||
+      route.url !== `/v1/${collection}` ||
+      !registryCollections.has(collection)
+    ) {
+      continue;
+    }
+    const res = await sys.app.inject({
+      method: 'GET',
+      url: `${route.url}?limit=1000&includeRetired=true`,
+      headers: { authorization: `Bearer ${sys.adminToken}` },
+    });
+    expect(res.statusCode, route.url).toBe(200);
+    counts[collection] = (res.json() as { items: unknown[] }).items.length;
+  }
+  return counts;
+}
+
+describe('authorization matrix', () => {
+  let sys: TestSystem;
+  let fx: Fixtures;
+  let tokens: Record<Role, string | null>;
+  let routes: AccessEntry[];
+  let seeded: Record<string, number>;
+
+  beforeAll(async () => {
+    // The matrix makes hundreds of refused calls from one address, which would end in 429 early on.
+    sys = await startTestSystem('postgres', { AUTH_FAILURE_LIMIT: '0', METRICS_TOKEN });
+    fx = await seedFixtures(sys);
+    tokens = { ...fx.tokens, metrics: METRICS_TOKEN };
+    routes = sys.app.accessRoutes();
+    seeded = await recordCounts(sys);
+  });
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('every route has a reviewed row, and every row a route; the declared access is the reviewed one', () => {
+    const declared = new Set(routes.map(keyOf));
+    const unreviewed = routes.filter((r) => !(keyOf(r) in expected)).map(keyOf);
+    // The dashboard rows exist only in a tree where the dashboard was built.
+    const stale = Object.keys(expected).filter((k) => !declared.has(k) && k !== 'GET <dashboard file>');
+    expect(unreviewed, 'routes without a row in the reviewed table').toEqual([]);
+    expect(stale, 'rows for routes that no longer exist').toEqual([]);
+    for (const route of routes) {
+      const want = expected[keyOf(route)];
+      const got = route.access === 'public' ? 'public' : [...route.access].sort();
+      expect(got, keyOf(route)).toEqual(want === 'public' ? 'public' : [...(want ?? [])].sort());
+    }
+  });
+
+  it('enforces every route × role: 401/403 in the error shape for callers not on the list, never for those on it', async () => {
+    const cells: string[] = [];
+    const failures: string[] = [];
+    for (const route of routes) {
+      const path = concretePath(route.url, fx);
+      for (const role of roles) {
+        const token = tokens[role];
+        const allowed =
+          route.access === 'public' ||
+          (role === 'metrics' ? metricsTokenRoutes.includes(keyOf(route)) : route.access.includes(role as Caller));
+        const body = allowed
+          ? route.method === 'POST' || route.method === 'PATCH'
+            ? {}
+            : undefined
+          : validBodyOf(route);
+        const res = await sys.app.inject({
+          method: route.method as 'GET',
+          url: path,
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+          ...(body === undefined ? {} : { payload: body as object }),
+        });
+        cells.push(`${keyOf(route)} ${role}`);
+        const json = res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : undefined;
+        const code: unknown = json?.error?.code;
+        const where = `${keyOf(route)} as ${role} → ${res.statusCode} ${String(code ?? '')}`;
+        if (res.statusCode >= 500 && environmental5xx[keyOf(route)] !== code)
+          failures.push(`${where} (5xx: ${res.body.slice(0, 200)})`);
+        if (res.statusCode >= 400) {
+          try {
+            expect(json).toMatchObject(errorShape);
+          } catch {
+            failures.push(`${where} (not the API.md error shape: ${res.body.slice(0, 200)})`);
+          }
+        }
+        if (allowed) {
+          const refused = code === 'MISSING_TOKEN' || code === 'INVALID_TOKEN' || code === 'FORBIDDEN';
+          if (refused && !scopeForbids[keyOf(route)]?.includes(role))
+            failures.push(`${where} (caller on the list refused)`);
+        } else {
+          const want =
+            role === 'none'
+              ? [401, 'MISSING_TOKEN']
+              : role === 'invalid' || role === 'retired' || role === 'metrics'
+                ? [401, 'INVALID_TOKEN']
+                : [403, 'FORBIDDEN'];
+          if (res.statusCode !== want[0] || code !== want[1]) failures.push(`${where} (expected ${want.join(' ')})`);
+        }
+      }
+    }
+    console.log(`authorization matrix: ${routes.length} routes × ${roles.length} roles = ${cells.length} cells`);
+    expect(failures).toEqual([]);
+    expect(cells.length).toBe(routes.length * roles.length);
+  });
+
+  it('no write landed: every collection holds the records it held before the matrix', async () => {
+    // Denied callers sent valid create bodies, allowed ones an empty object: nothing was created.
+    expect(await recordCounts(sys)).toEqual(seeded);
+  });
+
+  it('admits the Socket.IO /live namespace for the same roles, refusing the others with a code', async () => {
+    const outcomes: Record<string, string> = {};
+    for (const role of roles) {
+      const token = tokens[role];
+      const socket = io(`${sys.url}/live`, {
+        auth: token ? { token } : {},
+        transports: ['websocket'],
+        reconnection: false,
+        forceNew: true,
+      });
+      outcomes[role] = await new Promise<string>((resolve) => {
+        socket.on('connect', () => resolve('connected'));
+        socket.on('connect_error', (err: Error & { data?: { code?: string } }) =>
+          resolve(err.data?.code ?? `error: ${err.message}`),
+        );
+      });
+      socket.close();
+    }
+    const want = Object.fromEntries(
+      roles.map((role) => [
+        role,
+        liveCallers.includes(role as MatrixRole)
+          ? 'connected'
+          : role === 'device'
+            ? 'FORBIDDEN'
+            : role === 'none' && outcomes.none === 'MISSING_TOKEN'
+              ? 'MISSING_TOKEN'
+              : 'INVALID_TOKEN',
+      ]),
+    );
+    expect(outcomes).toEqual(want);
+  });
+});
