@@ -333,11 +333,15 @@ describe('records', () => {
     expect(p.logs.some((l) => l.code === 'INPUT_LEFT_OUT' && l.field === 'meter.state')).toBe(true);
   });
 
-  it('refuses a device whose registry profile does not exist, at the handshake', async () => {
+  it('stores the fix of a device whose registry profile does not exist, without profile inputs, and says so', async () => {
+    // Refused at the handshake, it reconnected for ever and the vehicle lost its whole trail (issue 8, finding 10).
     await p.registerDevice({ id: 'dev-noprof', identifier: '350000000000121', protocol: 'teltonika', profile: 'nope' });
     const d = await TestDevice.connect(p.gateways.teltonikaPort);
-    expect(await d.handshake('350000000000121')).toBe(0);
-    expect(badInput('unknown_profile')).toBe(1);
+    expect(await d.handshake('350000000000121')).toBe(1);
+    expect(await d.send(frameOf([fixRecord(T0, [int(239, 1, 1)])]))).toBe(1);
+    expect(await p.rows('dev-noprof')).toEqual([expect.objectContaining({ ts: new Date(T0), ignition: null })]);
+    expect(p.logs.some((l) => l.code === 'PROFILE_UNAVAILABLE' && l.device === '350000000000121')).toBe(true);
+    d.destroy();
   });
 
   it('takes Codec 8 from the same device', async () => {
