@@ -61,6 +61,13 @@ export const gatewayLimitsSchema = z.object({
   osmandRequestTimeoutMs: z.number().int().positive().default(30_000),
   /** How long `close()` lets in-flight packets finish before it closes their connections anyway. */
   closeGraceMs: z.number().int().min(0).default(10_000),
+  /**
+   * Refusal log lines per code per `logIntervalMs` (then one summary line): refusals of
+   * unauthenticated input are counted in /metrics one by one, but anyone can cause them by the
+   * thousand, and each line written is disk.
+   */
+  logLinesPerCode: z.number().int().positive().default(20),
+  logIntervalMs: z.number().int().positive().default(60_000),
 });
 
 export type GatewayLimits = z.output<typeof gatewayLimitsSchema>;

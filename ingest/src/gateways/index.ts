@@ -1,6 +1,7 @@
-import type { Config, Logger } from '@vigia/core';
+import { type Config, type Logger, LogLimiter } from '@vigia/core';
 import type { BatchWriter } from '../batch-writer.js';
 import type { DeviceDirectory } from '../device-directory.js';
+import type { QuarantineSink } from '../quarantine/quarantine-store.js';
 import type { GatewayContext } from './gateway-context.js';
 import { type GatewayLimitsInput, gatewayLimitsSchema } from './gateway-limits.js';
 import { startGt06Gateway } from './gt06/gt06-server.js';
@@ -26,7 +27,7 @@ export {
 export { type OsmAndParse, type OsmAndPosition, parseOsmandJson, parseOsmandQuery } from './osmand/osmand-request.js';
 export { parseOsmandTimestamp } from './osmand/osmand-timestamp.js';
 export { type DeviceAccess, resolveDevice } from './pipeline/device-access.js';
-export { type DecodedRecord, RecordSink, type SinkOutcome } from './pipeline/record-sink.js';
+export { type AckPolicy, type DecodedRecord, RecordSink, type SinkOutcome } from './pipeline/record-sink.js';
 export { type BuiltRecord, buildTelemetry, type DecodedFix } from './pipeline/telemetry-builder.js';
 export { type MappedFields, mapProfileFields, type RawValue, readField } from './profiles/field-mapping.js';
 export { ProfileRegistry, type ProfileResolution, SHIPPED_PROFILES_DIR } from './profiles/profile-registry.js';
@@ -49,12 +50,16 @@ export { decodeUdpDatagram, encodeUdpAck, encodeUdpDatagram, type UdpAvlDatagram
 export interface ProtocolGatewayDeps {
   /** Ports (0 = any free port), the listen host, and the future-time limit shared with the HTTP path. */
   config: Pick<Config, 'OSMAND_PORT' | 'TELTONIKA_PORT' | 'INGEST_MAX_FUTURE_SKEW_S' | 'HOST'> &
+    /** The past-time limit shared with the HTTP path; absent: no bound. */
+    Partial<Pick<Config, 'INGEST_MAX_PAST_AGE_S'>> &
     /** The GT06 port; absent (a config a test builds by hand): any free port. */
     Partial<Pick<Config, 'GT06_PORT'>>;
   log: Logger;
   devices: DeviceDirectory;
   /** Must stay open until `close()` has resolved: in-flight packets are written through it. */
   writer: BatchWriter;
+  /** Where records refused but acknowledged are kept (`QuarantineStore`); same lifetime as `writer`. */
+  quarantine: QuarantineSink;
   /** Overrides `config.HOST`. */
   host?: string;
   /** Timeouts and size limits; the defaults suit real devices. */
@@ -94,13 +99,23 @@ export async function startProtocolGateways(deps: ProtocolGatewayDeps): Promise<
     { protocol: 'gt06', transport: 'tcp' },
   ]);
   const log = deps.log.child({ component: 'gateways' });
+  const logLimiter = new LogLimiter({ maxPerInterval: limits.logLinesPerCode, intervalMs: limits.logIntervalMs });
   const ctx: GatewayContext = {
     devices: deps.devices,
     profiles,
     metrics,
     log,
+    logLimiter,
     limits,
-    sink: new RecordSink({ writer: deps.writer, metrics, log, maxFutureSkewS: deps.config.INGEST_MAX_FUTURE_SKEW_S }),
+    sink: new RecordSink({
+      writer: deps.writer,
+      quarantine: deps.quarantine,
+      metrics,
+      log,
+      logLimiter,
+      maxFutureSkewS: deps.config.INGEST_MAX_FUTURE_SKEW_S,
+      maxPastAgeS: deps.config.INGEST_MAX_PAST_AGE_S,
+    }),
   };
   const host = deps.host ?? deps.config.HOST;
   const started: { close(): Promise<void> }[] = [];
@@ -122,7 +137,8 @@ export async function startProtocolGateways(deps: ProtocolGatewayDeps): Promise<
       metrics,
       profiles,
       close() {
-        closing ??= Promise.all(started.map((s) => s.close())).then(() => undefined);
+        // The limiter's summary of what it held back is the last word on refusals.
+        closing ??= Promise.all(started.map((s) => s.close())).then(() => logLimiter.flush());
         return closing;
       },
     };

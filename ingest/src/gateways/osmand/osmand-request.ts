@@ -1,3 +1,4 @@
+import { controlCharacterAt } from '@vigia/core';
 import { z } from 'zod';
 import type { RawValue } from '../profiles/field-mapping.js';
 import { parseOsmandTimestamp } from './osmand-timestamp.js';
@@ -36,7 +37,7 @@ export type OsmAndParse =
   | {
       ok: false;
       form: OsmAndForm;
-      code: 'MISSING_DEVICE_ID' | 'INVALID_REQUEST' | 'NO_POSITION';
+      code: 'MISSING_DEVICE_ID' | 'INVALID_DEVICE_ID' | 'INVALID_REQUEST' | 'NO_POSITION' | 'CONTROL_CHARACTER';
       message: string;
       identifier?: string;
     };
@@ -75,6 +76,38 @@ function issues(err: z.ZodError): string {
   return err.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ');
 }
 
+/**
+ * The first of `texts` (name → text) holding a control character or a lone surrogate, described;
+ * such a parameter (`driverUniqueId=ab%00cd`) would become an id PostgreSQL cannot store. The
+ * whole request is refused with CONTROL_CHARACTER (400): the same position sent again cannot
+ * succeed, and a client that sends NUL is broken or probing.
+ */
+function controlCharacterIn(texts: Iterable<readonly [string, string]>): string | undefined {
+  for (const [name, text] of texts) {
+    if (controlCharacterAt(name) >= 0) return `a parameter name contains a control character`;
+    const at = controlCharacterAt(text);
+    if (at >= 0) {
+      const code = text.charCodeAt(at).toString(16).padStart(4, '0');
+      return `parameter ${JSON.stringify(name.slice(0, 64))} contains U+${code.toUpperCase()} (a control character or a lone surrogate)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What an OsmAnd id may be: 1 to 64 visible ASCII characters (IMEIs, the numbers Traccar Client
+ * generates, names an administrator chose). Anything else cannot be a registered device, and the
+ * port is unauthenticated: such an id is refused (INVALID_DEVICE_ID, 400) before any registry
+ * lookup, cache entry or log line holds it — 8 KB ids by the thousand once grew memory and log.
+ */
+export const OSMAND_DEVICE_ID = /^[\x21-\x7e]{1,64}$/;
+
+function invalidDeviceId(form: OsmAndForm, id: string): OsmAndParse {
+  const trimmed = id.trim();
+  const why = trimmed.length > 64 ? `${trimmed.length} characters` : 'characters other than visible ASCII';
+  return { ok: false, form, code: 'INVALID_DEVICE_ID', message: `the device id has ${why} (1 to 64 visible ASCII)` };
+}
+
 /** Parses the query-string form; `params` are the URL's, or the body's when the URL has none. */
 export function parseOsmandQuery(params: URLSearchParams): OsmAndParse {
   // The first of repeated parameters counts; empty ones are absent, as in Traccar.
@@ -82,8 +115,20 @@ export function parseOsmandQuery(params: URLSearchParams): OsmAndParse {
   for (const [key, value] of params) {
     if (value !== '' && !first.has(key) && first.size < MAX_ATTRIBUTES) first.set(key, value);
   }
-  const parsed = querySchema.safeParse(Object.fromEntries(first));
   const id = first.get('id') ?? first.get('deviceid');
+  if (id !== undefined && !OSMAND_DEVICE_ID.test(id.trim())) return invalidDeviceId('query', id);
+  const control = controlCharacterIn(first);
+  // The id is visible ASCII by now, so it may be looked up and named in the log line.
+  if (control) {
+    return {
+      ok: false,
+      form: 'query',
+      code: 'CONTROL_CHARACTER',
+      message: control,
+      ...(id ? { identifier: id.trim() } : {}),
+    };
+  }
+  const parsed = querySchema.safeParse(Object.fromEntries(first));
   if (!parsed.success) {
     return {
       ok: false,
@@ -186,6 +231,8 @@ export function jsonIdentifier(body: unknown): string | undefined {
 }
 
 export function parseOsmandJson(body: unknown): OsmAndParse {
+  const rawId = body && typeof body === 'object' ? (body as { device_id?: unknown }).device_id : undefined;
+  if (typeof rawId === 'string' && !OSMAND_DEVICE_ID.test(rawId.trim())) return invalidDeviceId('json', rawId);
   const identifierOf = jsonIdentifier(body);
   if (!identifierOf) return { ok: false, form: 'json', code: 'MISSING_DEVICE_ID', message: 'no device_id' };
   const parsed = jsonSchema.safeParse(body);
@@ -212,6 +259,13 @@ export function parseOsmandJson(body: unknown): OsmAndParse {
       };
     }
     if ('error' in p) return { ...p.error, identifier: identifierOf };
+    const texts = [...p.attributes].flatMap(([k, v]) =>
+      v.kind === 'text' ? [[k, v.value] as const] : [[k, ''] as const],
+    );
+    const control = controlCharacterIn(texts);
+    if (control) {
+      return { ok: false, form: 'json', code: 'CONTROL_CHARACTER', message: control, identifier: identifierOf };
+    }
     positions.push(p);
   }
   return { ok: true, form: 'json', identifier: identifierOf, positions };

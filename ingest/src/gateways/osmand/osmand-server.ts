@@ -11,7 +11,13 @@ import { resolveDevice } from '../pipeline/device-access.js';
 import type { DecodedRecord } from '../pipeline/record-sink.js';
 import { mapProfileFields } from '../profiles/field-mapping.js';
 import type { OsmandSource } from '../profiles/profile-schema.js';
-import { type OsmAndParse, type OsmAndPosition, parseOsmandJson, parseOsmandQuery } from './osmand-request.js';
+import {
+  type OsmAndForm,
+  type OsmAndParse,
+  type OsmAndPosition,
+  parseOsmandJson,
+  parseOsmandQuery,
+} from './osmand-request.js';
 
 const CHANNEL: Channel = { protocol: 'osmand', transport: 'http' };
 
@@ -23,8 +29,6 @@ export interface RunningOsmandGateway {
 
 /** Retry-After for storage trouble: the clients buffer and re-send, so a short pause is enough. */
 const RETRY_AFTER_S = 5;
-/** A registry that names a profile that does not exist needs a person; ask the client to come back later. */
-const MISCONFIGURED_RETRY_AFTER_S = 300;
 
 function isJson(req: FastifyRequest): boolean {
   return (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
@@ -35,8 +39,11 @@ function isJson(req: FastifyRequest): boolean {
  * port. Answers as Traccar does, so clients behave as they do with Traccar: 200 with an empty body
  * once the position is durable; 400 for an unregistered id in the query form and 404 in the JSON
  * form; 400 for a request that cannot be a position (impossible coordinates, a time years ahead).
- * Storage or registry trouble is 503 with Retry-After: the client keeps the position and sends it
- * again, so nothing is lost. Every refusal is logged with its reason and counted.
+ * Storage trouble or an unreachable registry is 503 with Retry-After: the client keeps the position
+ * and sends it again, so nothing is lost. A registry entry naming a profile that does not exist is
+ * not the phone's fault and no retry cures it: the fix is stored without profile inputs, answered
+ * 200, and logged (PROFILE_UNAVAILABLE; `resolveDevice`). Every refusal is logged with its reason
+ * and counted.
  *
  * Traccar Client retries every answer but 200, a 400 included, so a position refused for good
  * stays at the head of that phone's queue; the per-reason counters and the log line naming the
@@ -60,7 +67,8 @@ export async function startOsmandGateway(
   const refuse = (reply: FastifyReply, status: number, code: string, message: string, fields: object = {}) => {
     if (code === 'NO_POSITION') ctx.metrics.rejected(CHANNEL, 'no_position');
     else ctx.metrics.badInput(CHANNEL, code.toLowerCase());
-    ctx.log.warn({ ...CHANNEL, code, ...fields }, `OsmAnd request refused: ${message}`);
+    // Anyone can send refusals by the thousand: the counter counts each, the log a few per code.
+    ctx.logLimiter.warn(ctx.log, { ...CHANNEL, code, ...fields }, `OsmAnd request refused: ${message}`);
     return reply.code(status).type('text/plain; charset=utf-8').send(`${code}: ${message}\n`);
   };
 
@@ -85,7 +93,8 @@ export async function startOsmandGateway(
 
     let access: Awaited<ReturnType<typeof resolveDevice>>;
     try {
-      access = await resolveDevice(ctx.devices, ctx.profiles, 'osmand', identifier);
+      // A registry entry naming a missing profile is logged (PROFILE_UNAVAILABLE) and the fix stored.
+      access = await resolveDevice(ctx.devices, ctx.profiles, 'osmand', identifier, ctx.log);
     } catch (err) {
       // The registry is unreachable: a transient failure, so the client keeps the position and retries.
       ctx.log.error({ ...CHANNEL, device: identifier, err, code: 'LOOKUP_FAILED' }, 'device lookup failed');
@@ -96,10 +105,6 @@ export async function startOsmandGateway(
         .send('LOOKUP_FAILED: try again\n');
     }
     if (!access.ok) {
-      if (access.code === 'UNKNOWN_PROFILE' || access.code === 'PROFILE_PROTOCOL_MISMATCH') {
-        reply.header('retry-after', String(MISCONFIGURED_RETRY_AFTER_S));
-        return refuse(reply, 503, access.code, access.message, { device: identifier, remote });
-      }
       // Traccar answers an unknown id with 400 in the query form and 404 in the JSON form.
       return refuse(reply, parse.form === 'json' ? 404 : 400, access.code, access.message, {
         device: identifier,
@@ -110,10 +115,17 @@ export async function startOsmandGateway(
       return refuse(reply, 400, parse.code, parse.message, { device: identifier, remote });
     }
 
-    const records = parse.positions.map((p) => toDecoded(identifier, p, access.profile, Date.now()));
+    const now = Date.now();
+    const records = parse.positions.map((p, i) => ({
+      ...toDecoded(identifier, p, access.profile, now),
+      raw: rawPosition(req, parse.form, i),
+    }));
     let outcome: Awaited<ReturnType<typeof ctx.sink.store>>;
     try {
-      outcome = await ctx.sink.store(CHANNEL, access.device, records);
+      // A request with no valid position is answered 400 and its records are not kept: the client
+      // was told, and retries or drops them by its own logic. Refused positions of a request
+      // answered 200 (a JSON batch with valid ones) were acknowledged, so they are quarantined.
+      outcome = await ctx.sink.store(CHANNEL, access.device, records, 'unless-all-refused');
     } catch (err) {
       ctx.log.warn(
         { ...CHANNEL, device: identifier, err, code: 'STORAGE_FAILED' },
@@ -156,6 +168,21 @@ function parseRequest(req: FastifyRequest): OsmAndParse {
   // As Traccar: parameters in the URL, or else in the body.
   if ([...params.keys()].length === 0 && typeof req.body === 'string') params = new URLSearchParams(req.body);
   return parseOsmandQuery(params);
+}
+
+/**
+ * The text a position came in, for the quarantine: the query string (or urlencoded body) of the
+ * query form, which holds one position; in the JSON form the position's own \`location\` element.
+ */
+function rawPosition(req: FastifyRequest, form: OsmAndForm, index: number): Buffer {
+  if (form === 'json') {
+    const body = req.body as { device_id?: unknown; location?: unknown };
+    const location = Array.isArray(body.location) ? body.location[index] : body.location;
+    return Buffer.from(JSON.stringify({ device_id: body.device_id, location }));
+  }
+  const query = req.url.indexOf('?');
+  if (query >= 0 && query < req.url.length - 1) return Buffer.from(req.url.slice(query + 1));
+  return Buffer.from(typeof req.body === 'string' ? req.body : '');
 }
 
 function toDecoded(
