@@ -72,6 +72,9 @@ interface Pending {
  * When the database cannot be reached, a batch goes to the spool instead (flushed to disk before
  * the callers are answered) and is replayed in order once the database is back; while anything
  * is spooled, new batches queue behind it in the spool rather than overtaking it.
+ *
+ * A record the database refuses for its values is refused alone (`storeIsolating`): the records
+ * of other requests and devices that shared its transaction are stored all the same.
  */
 export class BatchWriter {
   private queue: Pending[] = [];
