@@ -9,7 +9,10 @@ import { api, startTestSystem, type TestSystem } from '../../api/test/support.js
  * the DF tariff's unit (UT, Unidade Taximétrica) gets its BRL value through the registry — so
  * the overcharge rules are judged too.
  */
-export async function startScenarioSystem(): Promise<{ sys: TestSystem; stop: () => Promise<void> }> {
+export async function startScenarioSystem(
+  /** More of the system's environment (a test that plays devices through a gateway fixes its port). */
+  env: Record<string, string> = {},
+): Promise<{ sys: TestSystem; stop: () => Promise<void> }> {
   const configDir = await mkdtemp(join(tmpdir(), 'vigia-scenarios-'));
   const rulesConfig = join(configDir, 'rules.json');
   await writeFile(
@@ -22,6 +25,7 @@ export async function startScenarioSystem(): Promise<{ sys: TestSystem; stop: ()
   const sys = await startTestSystem('pglite', {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     RULES_CONFIG_FILE: rulesConfig,
+    ...env,
   });
   const ut = await api(sys, 'POST', '/v1/unit-values', { unit: 'UT', valueBrl: 3, validFrom: '2020-01-01' });
   if (ut.status !== 201) throw new Error(`unit value: ${ut.status} ${JSON.stringify(ut.body)}`);
