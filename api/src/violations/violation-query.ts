@@ -1,12 +1,26 @@
 import { packSchema } from '@vigia/core';
 import { z } from 'zod';
 
+/**
+ * Text from the URL or a review: no control characters. PostgreSQL refuses a NUL in `text`
+ * outright (`GET /v1/violations/%00` was a 500), and no id, filter or reason holds the others.
+ */
+const plain = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'control characters are not allowed');
+
+/** The `:id` of `/v1/violations/:id`. */
+export const violationIdSchema = plain(128);
+
 /** `GET /v1/violations` filters (shared/API.md): all optional, combined with AND. */
 export const violationQuerySchema = z.object({
   pack: packSchema.optional(),
-  ruleId: z.string().max(64).optional(),
-  vehicleId: z.string().max(64).optional(),
-  operatorId: z.string().max(64).optional(),
+  ruleId: plain(64).optional(),
+  vehicleId: plain(64).optional(),
+  operatorId: plain(64).optional(),
   status: z.enum(['open', 'confirmed', 'dismissed', 'notified']).optional(),
   confidence: z.enum(['confirmed', 'suspected']).optional(),
   /** Events that started at or after this instant. */
@@ -29,12 +43,19 @@ export const violationQuerySchema = z.object({
     )
     .optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(200).optional(),
+  cursor: plain(200).optional(),
 });
 export type ViolationQuery = z.infer<typeof violationQuerySchema>;
 
 export const reviewSchema = z.object({
   decision: z.enum(['confirm', 'dismiss', 'notify']),
-  reason: z.string().trim().min(3).max(2000),
+  // Line breaks and tabs are a reason's paragraphs; the other control characters are refused.
+  reason: z
+    .string()
+    .trim()
+    .min(3)
+    .max(2000)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'control characters are not allowed'),
 });
 export type Review = z.infer<typeof reviewSchema>;

@@ -9,7 +9,7 @@ import {
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { violationsCsvHeader, violationsCsvRows } from './violation-csv.js';
-import { reviewSchema, violationQuerySchema } from './violation-query.js';
+import { reviewSchema, violationIdSchema, violationQuerySchema } from './violation-query.js';
 import { type ViolationRow, ViolationStore } from './violation-store.js';
 
 const EXPORT_MAX_ROWS = 100_000;
@@ -49,13 +49,14 @@ export async function registerViolationRoutes(
 
   app.get('/v1/violations/:id', read, async (req) => {
     const principal = principalOf(req);
-    return store.detail(principal, (req.params as { id: string }).id);
+    return store.detail(principal, violationIdSchema.parse((req.params as { id: string }).id));
   });
 
   // A review shows on every dashboard at once, as an update of the violation.
   app.post('/v1/violations/:id/review', review, async (req) => {
     const principal = principalOf(req);
-    const reviewed = await store.review(principal, (req.params as { id: string }).id, reviewSchema.parse(req.body));
+    const id = violationIdSchema.parse((req.params as { id: string }).id);
+    const reviewed = await store.review(principal, id, reviewSchema.parse(req.body));
     await deps.bus
       .publish({ type: 'violation', violations: [toLiveViolation(reviewed)] })
       .catch((err: unknown) => req.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'review not pushed live'));
