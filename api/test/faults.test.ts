@@ -1,10 +1,15 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSystem } from '@vigia/api';
 import { openPostgres } from '@vigia/db';
 import { createScratchDatabase, TEST_PG_ADMIN_URL } from '@vigia/db/testing';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { Gt06Uplink } from '../../devices/src/emulators/gt06/gt06-uplink.js';
+import { type Gt06Profile, loadEmulatorProfile } from '../../devices/src/emulators/profiles/emulator-profile.js';
+import { emulatedImei } from '../../devices/src/emulators/teltonika/imei.js';
 import { ENTRY, spawnSystem } from './processes.js';
 import { api, registerVehicle } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -64,48 +69,138 @@ async function storedKeys(url: string): Promise<{ keys: Set<string>; rows: numbe
   }
 }
 
-describe('faults', () => {
-  it('loses nothing acknowledged when the ingest process is killed with SIGKILL and restarted', async () => {
-    const scratch = await createScratchDatabase();
-    const dataDir = await mkdtemp(join(tmpdir(), 'vigia-kill-'));
-    const env = {
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      DEMO: 'off',
-      DATABASE_URL: scratch.url,
-      INGEST_BATCH_MAX_WAIT_MS: '20',
-    };
-    try {
-      const first = await spawnSystem(ENTRY.all, env);
-      const devices = await Promise.all(
-        [0, 1, 2, 3].map(() => registerVehicle({ url: first.url, adminToken: ADMIN_TOKEN })),
-      );
-      const port = new URL(first.url).port;
-      const stream = streamer({ url: first.url, adminToken: ADMIN_TOKEN }, devices);
-      await new Promise((r) => setTimeout(r, 1500));
-      first.child.kill('SIGKILL');
-      await first.exited;
-      const ackedAtKill = stream.acked.size;
-      // Same port, so the devices find it again on their own.
-      const second = await spawnSystem(ENTRY.all, { ...env, PORT: port });
-      await new Promise((r) => setTimeout(r, 1500));
-      await stream.stop();
-      second.child.kill('SIGTERM');
-      await second.exited;
-      const { keys, rows } = await storedKeys(scratch.url);
-      const lost = [...stream.acked].filter((k) => !keys.has(k));
-      console.log(
-        `SIGKILL: ${ackedAtKill} acknowledged before the kill, ${stream.acked.size} in all, ${rows} stored, ${lost.length} lost`,
-      );
-      expect(ackedAtKill).toBeGreaterThan(50);
-      expect(stream.acked.size).toBeGreaterThan(ackedAtKill);
-      expect(lost).toEqual([]);
-      expect(keys.size).toBe(rows);
-    } finally {
-      await scratch.drop();
-      await rm(dataDir, { recursive: true, force: true });
+/**
+ * Emulated GT06 trackers streaming one position at a time, each with a later second: a position
+ * counts as acknowledged when the gateway echoed its packet's serial (the device's only proof).
+ * The trackers' retry clock runs 5× fast so their backoff after the kill stays within the test.
+ */
+function gt06Streamer(port: number, devices: Device[]) {
+  const acked = new Set<string>();
+  const profile = loadEmulatorProfile('gt06-default') as Gt06Profile;
+  const log = pino({ level: 'silent' });
+  const base = Date.now();
+  const now = () => base + (Date.now() - base) * 5;
+  let stop = false;
+  const t0 = Math.floor((Date.now() - 6 * 3_600_000) / 1000) * 1000;
+  const uplinks = devices.map(
+    (dev) =>
+      new Gt06Uplink({
+        host: '127.0.0.1',
+        port,
+        imei: dev.identifier,
+        profile,
+        log,
+        now,
+        onAcknowledged: (s) => acked.add(`${dev.deviceId}|${new Date(s.ts).toISOString()}`),
+      }),
+  );
+  const lanes = uplinks.map(async (uplink, lane) => {
+    for (let i = 0; !stop; ) {
+      while (uplink.pending < 10) {
+        const ts = new Date(t0 + i++ * 1000).toISOString();
+        uplink.enqueue({ deviceId: devices[lane]?.identifier ?? '', ts, lat: -23.55 - (i % 10) * 1e-4, lon: -46.63 });
+      }
+      await uplink.flush();
+      await new Promise((r) => setTimeout(r, 20));
     }
   });
+  return {
+    acked,
+    async stop() {
+      stop = true;
+      await Promise.all(lanes);
+      await Promise.all(uplinks.map((u) => u.close()));
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The SIGKILL drill: the whole system process killed mid-stream and started again on the same
+ * ports (the devices find it again on their own); every record a device saw acknowledged, before
+ * or after the kill, must be stored, and stored once.
+ */
+async function killWhileStreaming(
+  label: string,
+  extraEnv: Record<string, string>,
+  startStream: (url: string) => Promise<{ acked: Set<string>; stop(): Promise<void> }>,
+) {
+  const scratch = await createScratchDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'vigia-kill-'));
+  const env = {
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN,
+    DEMO: 'off',
+    DATABASE_URL: scratch.url,
+    INGEST_BATCH_MAX_WAIT_MS: '20',
+    ...extraEnv,
+  };
+  try {
+    const first = await spawnSystem(ENTRY.all, env);
+    const port = new URL(first.url).port;
+    const stream = await startStream(first.url);
+    await new Promise((r) => setTimeout(r, 1500));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const ackedAtKill = stream.acked.size;
+    const second = await spawnSystem(ENTRY.all, { ...env, PORT: port });
+    await new Promise((r) => setTimeout(r, 1500));
+    await stream.stop();
+    second.child.kill('SIGTERM');
+    await second.exited;
+    const { keys, rows } = await storedKeys(scratch.url);
+    const lost = [...stream.acked].filter((k) => !keys.has(k));
+    console.log(
+      `SIGKILL (${label}): ${ackedAtKill} acknowledged before the kill, ${stream.acked.size} in all, ${rows} stored, ${lost.length} lost`,
+    );
+    expect(ackedAtKill).toBeGreaterThan(50);
+    expect(stream.acked.size).toBeGreaterThan(ackedAtKill);
+    expect(lost).toEqual([]);
+    expect(keys.size).toBe(rows);
+  } finally {
+    await scratch.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe('faults', () => {
+  it('loses nothing acknowledged when the ingest process is killed with SIGKILL and restarted', async () => {
+    await killWhileStreaming('HTTP', {}, async (url) => {
+      const client = { url, adminToken: ADMIN_TOKEN };
+      const devices = await Promise.all([0, 1, 2, 3].map(() => registerVehicle(client)));
+      return streamer(client, devices);
+    });
+  });
+
+  it('loses nothing a GT06 tracker saw echoed when the ingest process is killed while 100 of them stream', async () => {
+    const gt06Port = await freePort();
+    await killWhileStreaming('GT06', { GT06_PORT: String(gt06Port) }, async (url) => {
+      const client = { url, adminToken: ADMIN_TOKEN };
+      // One operator for the fleet (created by the first registration), then GT06 trackers.
+      const operatorId = `op-gt06-${Math.random().toString(36).slice(2, 8)}`;
+      const register = async (i: number) => {
+        const dev = await registerVehicle(client, { operatorId, identifier: emulatedImei(9_000_000 + i) });
+        const patched = await api(client, 'PATCH', `/v1/devices/${dev.deviceId}`, {
+          protocol: 'gt06',
+          profile: 'gt06-default',
+        });
+        if (patched.status !== 200) throw new Error(`device ${dev.deviceId}: ${JSON.stringify(patched.body)}`);
+        return dev;
+      };
+      const devices = [
+        await register(0),
+        ...(await Promise.all(Array.from({ length: 99 }, (_, i) => register(i + 1)))),
+      ];
+      return gt06Streamer(gt06Port, devices);
+    });
+  }, 90_000);
 
   it('spools while the database is unreachable for 10 s and drains it after, losing nothing', async () => {
     const scratch = await createScratchDatabase();
