@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '@vigia/core';
 import { configSchema, createLogger } from '@vigia/core';
 import { z } from 'zod';
@@ -82,6 +83,9 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   const clock = options.clock ?? systemClock;
   const ingestUrl = options.ingestUrl ?? options.apiUrl;
   const abort = new AbortController();
+  // Every device listens on this one signal while it connects or posts (a TCP tracker per
+  // connection attempt): a fleet is expected to hold more than Node's default of 10 listeners.
+  setMaxListeners(2 * options.vehicles + 10, abort.signal);
   const api = { apiUrl: options.apiUrl, adminToken: options.adminToken, log, signal: abort.signal };
 
   const roster = buildRoster(options.vehicles, clock.now());
