@@ -76,7 +76,10 @@ afterAll(() => {
 describe('sessions end with the user (in-process bus)', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await startTestSystem('postgres', { DEVICE_CACHE_TTL_MS: CACHE_TTL });
+    sys = await startTestSystem('postgres', {
+      GT06_PORT: '0',
+      DEVICE_CACHE_TTL_MS: CACHE_TTL,
+    });
   });
   afterAll(async () => {
     await sys?.stop();
@@ -129,6 +132,7 @@ describe('sessions end with the user in every API process (Redis bus)', () => {
 
   beforeAll(async () => {
     a = await startTestSystem('postgres', {
+      GT06_PORT: '0',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
       DEVICE_CACHE_TTL_MS: CACHE_TTL,

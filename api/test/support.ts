@@ -29,6 +29,9 @@ export async function startTestSystem(
       DATA_DIR: dataDir,
       DEMO: 'off',
       LOG_LEVEL: 'silent',
+      // Tests send 401s on purpose, hundreds from 127.0.0.1 (the authorization matrix); the
+      // failed-authentication limit has its own tests, which set it.
+      AUTH_FAILURE_LIMIT: '0',
       ...(scratch ? { DATABASE_URL: scratch.url, ADMIN_TOKEN: 'test-admin-token-0123456789' } : {}),
       ...env,
     },

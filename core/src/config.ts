@@ -84,6 +84,16 @@ export const configSchema = z.object({
   TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(0).default(1825),
   /** Grace for in-flight work on SIGTERM before the process exits anyway, in milliseconds. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
+  /** Failed authentications (401) one client address may make per window before it gets 429; 0 = no limit. */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).default(20),
+  /** The window of AUTH_FAILURE_LIMIT, in seconds; a refused address may retry when it ends. */
+  AUTH_FAILURE_WINDOW_S: positiveInt(60),
+  /** Mean event-loop delay (ms, sampled each second) above which requests get 503 OVERLOADED; 0 = off. */
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(500),
+  /** Event-loop utilisation (0–1, over the last second) above which requests get 503 OVERLOADED; 0 = off. */
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
+  /** Bearer token that may read `GET /metrics` besides the admin token; unset = the admin token only. */
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -4,5 +4,6 @@ export * from './errors.js';
 export * from './http/index.js';
 export * from './live.js';
 export * from './logger.js';
+export * from './startup.js';
 export * from './telemetry.js';
 export * from './tokens.js';

@@ -54,6 +54,9 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   let browser: Browser;
   let page: Page;
   let plates: Map<string, string>;
+  /** What the page's Content-Security-Policy blocked (the browser reports it as a console error). */
+  const cspViolations: string[] = [];
+  let csp: string | null = null;
 
   beforeAll(async () => {
     await ensureDashboardBuilt();
@@ -72,7 +75,12 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     });
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${sys.url}/#token=${sys.adminToken}`);
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+        cspViolations.push(message.text());
+    });
+    const response = await page.goto(`${sys.url}/#token=${sys.adminToken}`);
+    csp = (await response?.allHeaders())?.['content-security-policy'] ?? null;
     // Every simulated vehicle reporting, drawn, on a loaded map.
     await page.waitForFunction(
       (expected) => {
@@ -172,6 +180,12 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await expect.poll(() => popup.textContent()).toContain(plate);
     expect(await popup.getAttribute('data-vehicle-id')).toBe(target.id);
     if (screenshotDir) await page.screenshot({ path: join(screenshotDir, 'popup.png') });
+  });
+
+  // Last: by now the page has loaded the map, its worker, the live channel and a popup.
+  it('works under its Content-Security-Policy: nothing blocked', () => {
+    expect(csp).toContain("default-src 'self'");
+    expect(cspViolations).toEqual([]);
   });
 });
 

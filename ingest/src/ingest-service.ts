@@ -113,7 +113,9 @@ export function createIngestService(deps: {
       // The device protocols on their own ports, and their counters for Prometheus.
       gateways = await startProtocolGateways({ config, log, devices, writer });
       const metrics = gateways.metrics;
-      app.get('/metrics', { config: { access: 'public' } }, async (_req, reply) =>
+      // Counters describe the fleet and the attacks on it: the admin token, or METRICS_TOKEN for a scraper.
+      const metricsAccess = { access: ['admin'] as const, extraToken: config.METRICS_TOKEN };
+      app.get('/metrics', { config: metricsAccess }, async (_req, reply) =>
         reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(metrics.toPrometheus()),
       );
       await registerIngestRoutes(app, {

@@ -1,5 +1,5 @@
-import { exitOnSignals } from '@vigia/core';
+import { exitOnSignals, startOrExit } from '@vigia/core';
 import { startIngestProcess } from './ingest-process.js';
 
-const ingest = await startIngestProcess(process.env);
+const ingest = await startOrExit('vigia-ingest', () => startIngestProcess(process.env));
 exitOnSignals(() => ingest.close(), ingest.log, ingest.config.SHUTDOWN_TIMEOUT_MS);

@@ -32,6 +32,11 @@ export async function createServiceRuntime(config: Config, name: string): Promis
   const app = createHttpServer({
     log,
     resolveToken: ingest.resolveToken,
+    failedAuth: { max: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW_S * 1000 },
+    overload: {
+      maxEventLoopDelayMs: config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      maxEventLoopUtilization: config.OVERLOAD_MAX_EVENT_LOOP_UTILIZATION,
+    },
     checks: [
       { name: 'database', check: () => db.ping() },
       { name: 'bus', check: () => bus.ping() },

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { errorBody } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +9,30 @@ import type { Logger } from 'pino';
 /** The built dashboard (dashboard/dist, made by `npm run build`), from api/src or api/dist alike. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
 export const OFFLINE_STYLE_PATH = '/offline-style.json';
+
+/**
+ * The Content-Security-Policy the built dashboard works under: its own scripts and styles only,
+ * MapLibre's worker from a blob, images (marker sprites, tiles) from data:/blob:, the live channel
+ * over WebSocket, and, when MAP_STYLE_URL points elsewhere, that origin for the style, tiles,
+ * glyphs and sprites. Nobody may frame the page (clickjacking of the review buttons).
+ */
+export function dashboardCsp(mapStyleUrl: string | undefined): Record<string, string[]> {
+  const mapOrigin = mapStyleUrl ? [new URL(mapStyleUrl).origin] : [];
+  return {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    workerSrc: ["'self'", 'blob:'],
+    childSrc: ["'self'", 'blob:'],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:', 'blob:', ...mapOrigin],
+    fontSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'", 'ws:', 'wss:', ...mapOrigin],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  };
+}
 
 export async function registerDashboardRoutes(
   app: FastifyInstance,
@@ -31,6 +56,13 @@ export async function registerDashboardRoutes(
     files.addHook('onRoute', (route) => {
       route.config ??= {};
       route.config.access = 'public';
+    });
+    // Security headers on the page and its assets (this encapsulated context only: the API's JSON needs no CSP).
+    await files.register(helmet, {
+      contentSecurityPolicy: { useDefaults: false, directives: dashboardCsp(opts.mapStyleUrl) },
+      frameguard: { action: 'deny' },
+      // TLS ends at the deployment's proxy, which owns HSTS; the embedded mode serves plain HTTP.
+      strictTransportSecurity: false,
     });
     await files.register(fastifyStatic, { root, index: ['index.html'], wildcard: false });
   });

@@ -109,10 +109,21 @@ export class LiveHub {
   }
 
   private async admit(socket: Socket): Promise<void> {
+    // The handshake spends the same failed-authentication budget as REST (AUTH_FAILURE_LIMIT).
+    const address = socket.handshake.address;
+    const retryAfterS = this.opts.app.failedAuth.retryAfterS(address);
+    if (retryAfterS !== undefined) {
+      throw Object.assign(new Error('TOO_MANY_FAILED_LOGINS'), {
+        data: { code: 'TOO_MANY_FAILED_LOGINS', retryAfterS },
+      });
+    }
     const auth = socket.handshake.auth as { token?: unknown };
     const token = typeof auth.token === 'string' ? auth.token : bearerToken(socket.handshake.headers.authorization);
     const principal: Principal | undefined = token ? await this.opts.resolveToken(token) : undefined;
-    if (!token || !principal) throw Object.assign(new Error('INVALID_TOKEN'), { data: { code: 'INVALID_TOKEN' } });
+    if (!token || !principal) {
+      this.opts.app.failedAuth.fail(address);
+      throw Object.assign(new Error('INVALID_TOKEN'), { data: { code: 'INVALID_TOKEN' } });
+    }
     if (principal.kind === 'device') throw Object.assign(new Error('FORBIDDEN'), { data: { code: 'FORBIDDEN' } });
     this.tokens.set(socket, token);
     socket.data.principal = principal;

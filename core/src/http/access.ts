@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { authenticate, type Principal, type Role, type TokenResolver } from './auth.js';
+import { tokensEqual } from '../tokens.js';
+import { authenticate, bearerToken, type Principal, type Role, type TokenResolver } from './auth.js';
+import type { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 /**
  * Who may call a route, declared on the route itself (`config.access`) and checked in
@@ -17,6 +19,12 @@ export type RouteAccess = 'public' | readonly Caller[];
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /**
+     * A static bearer token that may call this route besides the declared callers (METRICS_TOKEN
+     * for `GET /metrics`: a scraper's credential that opens nothing else). The handler gets no
+     * principal for it.
+     */
+    extraToken?: string;
   }
   interface FastifyRequest {
     principal?: Principal;
@@ -44,7 +52,11 @@ export interface AccessControl {
  * `onReady`, so that plugins such as the static file server can mark theirs first), so a new
  * route cannot ship without a row in the authorization matrix.
  */
-export function installAccessControl(app: FastifyInstance, resolve: TokenResolver): AccessControl {
+export function installAccessControl(
+  app: FastifyInstance,
+  resolve: TokenResolver,
+  failedAuth: FailedAuthLimiter,
+): AccessControl {
   const table: { method: string; url: string; config: { access?: RouteAccess } }[] = [];
   app.addHook('onRoute', (route) => {
     route.config ??= {};
@@ -60,11 +72,23 @@ export function installAccessControl(app: FastifyInstance, resolve: TokenResolve
     const missing = table.filter((r) => r.config.access === undefined).map((r) => `${r.method} ${r.url}`);
     if (missing.length > 0) throw new Error(`Routes without a declared access: ${missing.join(', ')}`);
   });
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     const access = req.routeOptions.config.access;
     // Not-found requests have no route config; they get the 404 handler, never data.
     if (access === undefined || access === 'public') return;
-    const principal = await authenticate(req, resolve);
+    // An address that failed too often is refused before its token is even looked up.
+    const retryAfterS = failedAuth.retryAfterS(req.ip);
+    if (retryAfterS !== undefined) {
+      reply.header('retry-after', String(retryAfterS));
+      throw tooManyFailedLogins(retryAfterS);
+    }
+    const extra = req.routeOptions.config.extraToken;
+    const presented = extra === undefined ? undefined : bearerToken(req.headers.authorization);
+    if (extra !== undefined && presented !== undefined && tokensEqual(presented, extra)) return;
+    const principal = await authenticate(req, resolve).catch((err: unknown) => {
+      if (err instanceof AppError && err.statusCode === 401) failedAuth.fail(req.ip);
+      throw err;
+    });
     if (!access.includes(callerOf(principal))) {
       throw new AppError('FORBIDDEN', 'This token may not call this route', 403);
     }
@@ -76,6 +100,16 @@ export function installAccessControl(app: FastifyInstance, resolve: TokenResolve
         .filter((r) => r.method !== 'HEAD')
         .map((r) => ({ method: r.method, url: r.url, access: r.config.access ?? 'public' })),
   };
+}
+
+/** The 429 of an address past AUTH_FAILURE_LIMIT; the caller sets `Retry-After`. */
+export function tooManyFailedLogins(retryAfterS: number): AppError {
+  return new AppError(
+    'TOO_MANY_FAILED_LOGINS',
+    `Too many failed authentications from this address; retry in ${retryAfterS} s`,
+    429,
+    { retryAfterS },
+  );
 }
 
 /** The caller `onRequest` admitted; only on routes that declare callers. */

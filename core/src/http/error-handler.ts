@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodError } from 'zod';
 import { AppError, errorBody, isDatabaseUnavailable } from '../errors.js';
 
@@ -10,7 +11,58 @@ const fastifyCodes: Record<string, { code: string; status: number }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'MALFORMED_JSON', status: 400 },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'BAD_CONTENT_LENGTH', status: 400 },
   FST_ERR_VALIDATION: { code: 'VALIDATION_FAILED', status: 400 },
+  FST_ERR_BAD_URL: { code: 'BAD_URL', status: 400 },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'URI_TOO_LONG', status: 414 },
 };
+
+/**
+ * Errors the router raises before any route runs (Fastify's `frameworkErrors`): a malformed
+ * percent-encoding (`/%`) or a path parameter longer than `maxParamLength`. Without this Fastify
+ * answers them in its own shape.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const mapped = fastifyCodes[err.code];
+  const status = mapped?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 400);
+  // The message echoes the offending path: cut it, an attacker chooses its length.
+  const message = mapped?.code === 'URI_TOO_LONG' ? 'A path segment is too long' : 'The URL is not valid';
+  req.log.debug({ code: mapped?.code ?? 'BAD_REQUEST', err: err.code }, 'router refused the URL');
+  void reply.code(status).send(errorBody(mapped?.code ?? 'BAD_REQUEST', message));
+}
+
+/** What Node's HTTP parser refuses before Fastify sees a request, answered on the raw socket. */
+const clientErrors: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'HEADERS_TOO_LARGE',
+    message: 'The request line and headers exceed the size limit',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request took too long to arrive',
+  },
+};
+
+/** Fastify's `clientErrorHandler`: malformed or oversized HTTP in the contract's error shape, then close. */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = err.code ? clientErrors[err.code] : undefined;
+  const { status, reason, code, message } = known ?? {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'MALFORMED_REQUEST',
+    message: 'The request is not valid HTTP',
+  };
+  const body = JSON.stringify(errorBody(code, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
 
 export function zodDetails(err: ZodError): { path: string; message: string }[] {
   return err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
@@ -23,8 +75,9 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
   app.setErrorHandler((err: FastifyError | AppError | Error, req, reply) => {
     if (err instanceof AppError) {
-      if (err.statusCode >= 500) req.log.error({ err, code: err.code }, err.message);
-      if (err.statusCode === 503) reply.header('retry-after', '1');
+      // Shed requests are counted and logged once a second by the overload check, not one line each.
+      if (err.statusCode >= 500 && err.code !== 'OVERLOADED') req.log.error({ err, code: err.code }, err.message);
+      if (err.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
       return reply.code(err.statusCode).send(errorBody(err.code, err.message, err.details));
     }
     if (err.name === 'ZodError') {
