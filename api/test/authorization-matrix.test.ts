@@ -127,10 +127,10 @@ const keyOf = (r: AccessEntry) => (dashboardFile(r) ? 'GET <dashboard file>' : `
 const errorShape = { error: { code: expect.stringMatching(/^[A-Z][A-Z0-9_]*$/), message: expect.any(String) } };
 
 /** The body a denied caller sends: a valid one, so nothing but the access check can refuse it. */
-function validBodyOf(route: AccessEntry): unknown {
+function validBodyOf(route: AccessEntry, fx: Fixtures): unknown {
   if (route.method !== 'POST' && route.method !== 'PATCH') return undefined;
   const collection = collectionOf(route.url);
-  return (collection && validBodies[collection]) ?? {};
+  return (collection && fx.bodies[collection]) ?? {};
 }
 
 const registryCollections = new Set(Object.keys(validBodies).filter((c) => c !== 'violations'));
@@ -156,6 +156,10 @@ async function recordCounts(sys: TestSystem): Promise<Record<string, number>> {
     });
     expect(res.statusCode, route.url).toBe(200);
     counts[collection] = (res.json() as { items: unknown[] }).items.length;
+  }
+  for (const table of ['telemetry', 'dispatches']) {
+    const { rows } = await sys.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+    counts[table] = rows[0]?.n ?? -1;
   }
   return counts;
 }
@@ -207,7 +211,7 @@ describe('authorization matrix', () => {
           ? route.method === 'POST' || route.method === 'PATCH'
             ? {}
             : undefined
-          : validBodyOf(route);
+          : validBodyOf(route, fx);
         const res = await sys.app.inject({
           method: route.method as 'GET',
           url: path,

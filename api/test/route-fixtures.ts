@@ -20,6 +20,8 @@ export interface Fixtures {
   ids: Record<string, string>;
   /** The operator every scoped user (dispatcher, operator) is scoped to, and that owns the vehicles. */
   operatorId: string;
+  /** `validBodies` with the references made real: the device's identifier, existing vehicles. */
+  bodies: Record<string, Record<string, unknown>>;
 }
 
 const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -40,6 +42,7 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
     { id: operatorId, name: 'Cooperativa Matriz', pack: 'df-taxi', kind: 'cooperative', validFrom: since },
     { id: 'op-target', name: 'Alvo', pack: 'df-taxi', validFrom: since },
     { id: 'op-fret', name: 'Fretamento Matriz', pack: 'sp-fretamento', validFrom: since },
+    { id: 'op-belem', name: 'Rádio Táxi Belém', pack: 'belem-taxi', kind: 'radio-operator', validFrom: since },
   ]);
   const vehicle = (op: string, pack = 'df-taxi') => ({
     plate: nextPlate(),
@@ -55,10 +58,10 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
   const own = await must('POST', '/v1/vehicles', vehicle(operatorId));
   const target = await must('POST', '/v1/vehicles', vehicle(operatorId));
   const bus = await must('POST', '/v1/vehicles', vehicle('op-fret', 'sp-fretamento'));
-  const device = await must<{ id: string; token: string }>('POST', '/v1/devices', {
-    vehicleId: own.id,
-    identifier: `IMEI-MATRIX-${Date.now()}`,
-  });
+  // Dispatches are judged for Belém radio taxis only.
+  const belemTaxi = await must('POST', '/v1/vehicles', vehicle('op-belem', 'belem-taxi'));
+  const identifier = `IMEI-MATRIX-${Date.now()}`;
+  const device = await must<{ id: string; token: string }>('POST', '/v1/devices', { vehicleId: own.id, identifier });
   const targetDevice = await must('POST', '/v1/devices', {
     vehicleId: target.id,
     identifier: `IMEI-TARGET-${Date.now()}`,
@@ -66,7 +69,7 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
   const driver = await must('POST', '/v1/drivers', { name: 'Motorista Matriz', operatorId, pack: 'df-taxi' });
 
   const user = (role: string, name: string) =>
-    must<{ id: string; token: string }>('POST', '/v1/users', { name, role, operatorIds: [operatorId] });
+    must<{ id: string; token: string }>('POST', '/v1/users', { name, role, operatorIds: [operatorId, 'op-belem'] });
   const regulator = await user('regulator', 'Regulador');
   const enforcement = await user('enforcement', 'Fiscal');
   const dispatcher = await user('dispatcher', 'Despachante');
@@ -95,6 +98,13 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
 
   return {
     operatorId,
+    bodies: {
+      ...validBodies,
+      devices: { ...validBodies.devices, vehicleId: target.id },
+      contracts: { ...validBodies.contracts, vehicleIds: [bus.id] },
+      telemetry: { ...validBodies.telemetry, deviceId: identifier },
+      dispatches: { ...validBodies.dispatches, radioOperatorId: 'op-belem', vehicleId: belemTaxi.id },
+    },
     tokens: {
       admin: sys.adminToken,
       regulator: regulator.token,
