@@ -286,6 +286,7 @@ describe('import limits (finding 1)', () => {
     expect(res.status, JSON.stringify(body)).toBe(201);
     expect(body.imported).toBeGreaterThanOrEqual(hasReal ? 20_000 : 2);
     const stop = await api<{ source: string }>(client(), 'GET', '/v1/stops/18848');
+    expect(stop.status, JSON.stringify(stop.body)).toBe(200);
     expect(stop.body.source).toBe('sptrans');
   });
 });

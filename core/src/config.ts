@@ -95,6 +95,8 @@ export const configSchema = z.object({
   /** Bearer token that may read `GET /metrics` besides the admin token; unset = the admin token only. */
   METRICS_TOKEN: z.string().min(16).optional(),
 });
+  /** Imports (`POST /v1/<collection>/import`) running at once per process; the others wait, bodies unread. */
+  IMPORT_MAX_CONCURRENT: positiveInt(2),
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigKey = keyof typeof configSchema.shape;

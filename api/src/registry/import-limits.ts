@@ -17,7 +17,11 @@ export interface ImportLimits {
   maxZipEntries: number;
   /** Bytes of a GeoJSON import body (parsed whole, so kept smaller): `IMPORT_MAX_GEOJSON_BYTES`. */
   maxGeoJsonBytes: number;
+  /** Imports running at once; the others wait their turn: `IMPORT_MAX_CONCURRENT`. */
+  maxConcurrent: number;
 }
+
+type SizeLimit = Exclude<keyof ImportLimits, 'maxConcurrent'>;
 
 export function importLimitsFrom(config: Config): ImportLimits {
   return {
@@ -26,6 +30,7 @@ export function importLimitsFrom(config: Config): ImportLimits {
     maxRows: config.IMPORT_MAX_ROWS,
     maxZipEntries: config.IMPORT_MAX_ZIP_ENTRIES,
     maxGeoJsonBytes: config.IMPORT_MAX_GEOJSON_BYTES,
+    maxConcurrent: config.IMPORT_MAX_CONCURRENT,
   };
 }
 
@@ -36,9 +41,9 @@ const described = {
   maxRows: ['rows or features', 'IMPORT_MAX_ROWS'],
   maxZipEntries: ['entries in the zip', 'IMPORT_MAX_ZIP_ENTRIES'],
   maxGeoJsonBytes: ['bytes of GeoJSON', 'IMPORT_MAX_GEOJSON_BYTES'],
-} as const satisfies Record<keyof ImportLimits, readonly [string, string]>;
+} as const satisfies Record<SizeLimit, readonly [string, string]>;
 
-export function importTooLarge(limits: ImportLimits, limit: keyof ImportLimits): AppError {
+export function importTooLarge(limits: ImportLimits, limit: SizeLimit): AppError {
   const [what, variable] = described[limit];
   return new AppError(
     'IMPORT_TOO_LARGE',

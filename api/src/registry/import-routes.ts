@@ -1,9 +1,10 @@
 import { AppError, type Bus, principalOf } from '@vigia/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { writers } from './access.js';
 import type { CollectionStore, Row } from './collection.js';
 import type { ImportLimits } from './import-limits.js';
+import { ImportSlots } from './import-slots.js';
 import { recordsFromFeatures, stopsFromGtfs, stopsTxtFromZip } from './imports.js';
 import { ImportUpload } from './request-body.js';
 import { vehiclesFromCsv } from './vehicle-csv.js';
@@ -21,7 +22,8 @@ export interface ImportDeps {
 /**
  * The import routes, in their own Fastify context so that their body parsers apply to them
  * only. A zip or CSV body is not buffered: the parser hands over the request stream
- * (`ImportUpload`) and the importer reads it within `ImportLimits`. Who may import is checked
+ * (`ImportUpload`) and the importer reads it within `ImportLimits`, at most
+ * `IMPORT_MAX_CONCURRENT` imports at a time. Who may import is checked
  * before (`config.access`, in `onRequest`), so a refused caller's body is never read.
  */
 export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): void {
@@ -29,6 +31,11 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
   // the server's start, and start-up stalls; it loads with the others on `listen`.
   app.register(async (scope) => {
     const { limits } = deps;
+    const slots = new ImportSlots(limits.maxConcurrent);
+    const guarded =
+      <T>(handler: (req: FastifyRequest, reply: FastifyReply) => Promise<T>) =>
+      (req: FastifyRequest, reply: FastifyReply) =>
+        slots.run(() => handler(req, reply));
     scope.addContentTypeParser(['application/zip', 'application/x-zip-compressed'], (req, payload, done) =>
       done(null, new ImportUpload('zip', payload, req.headers['content-length'], limits)),
     );
@@ -47,20 +54,24 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
     });
 
     // GTFS stops.txt (text/csv) or a whole GTFS zip; `?source=` names the feed (default `gtfs`).
-    scope.post('/v1/stops/import', { config: { access: writers(deps.stops.spec.access) } }, async (req, reply) => {
-      const principal = principalOf(req);
-      const source = String((req.query as { source?: unknown }).source ?? 'gtfs').slice(0, 64);
-      const upload = uploadOf(req.body, 'Send stops.txt as text/csv or a GTFS zip as application/zip');
-      try {
-        const text = upload.format === 'zip' ? stopsTxtFromZip(upload.chunks(), limits) : upload.chunks();
-        const { records, lines, skipped } = await stopsFromGtfs(text, source, limits);
-        const rows = await withLines(() => deps.stops.upsert(principal, records), lines);
-        await deps.bus.publish({ type: 'registry-changed', collection: 'stops' });
-        return reply.code(201).send({ imported: rows.length, skipped });
-      } finally {
-        upload.discardRest();
-      }
-    });
+    scope.post(
+      '/v1/stops/import',
+      { config: { access: writers(deps.stops.spec.access) } },
+      guarded(async (req, reply) => {
+        const principal = principalOf(req);
+        const source = String((req.query as { source?: unknown }).source ?? 'gtfs').slice(0, 64);
+        const upload = uploadOf(req.body, 'Send stops.txt as text/csv or a GTFS zip as application/zip');
+        try {
+          const text = upload.format === 'zip' ? stopsTxtFromZip(upload.chunks(), limits) : upload.chunks();
+          const { records, lines, skipped } = await stopsFromGtfs(text, source, limits);
+          const rows = await withLines(() => deps.stops.upsert(principal, records), lines);
+          await deps.bus.publish({ type: 'registry-changed', collection: 'stops' });
+          return reply.code(201).send({ imported: rows.length, skipped });
+        } finally {
+          upload.discardRest();
+        }
+      }),
+    );
 
     // GeoJSON FeatureCollections; `?pack=` fills the pack of features that do not say it. JSON is
     // parsed whole, so its own, smaller limit.
@@ -68,7 +79,7 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
       scope.post(
         `/v1/${target.spec.name}/import`,
         { bodyLimit: limits.maxGeoJsonBytes, config: { access: writers(target.spec.access) } },
-        async (req, reply) => {
+        guarded(async (req, reply) => {
           const principal = principalOf(req);
           if (req.body instanceof ImportUpload) {
             req.body.discardRest();
@@ -79,14 +90,14 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
           const rows = await target.upsert(principal, records);
           await deps.bus.publish({ type: 'registry-changed', collection: target.spec.name });
           return reply.code(201).send({ imported: rows.length, items: rows });
-        },
+        }),
       );
     }
 
     scope.post(
       '/v1/vehicles/import',
       { config: { access: writers(deps.vehicles.spec.access) } },
-      async (req, reply) => {
+      guarded(async (req, reply) => {
         const principal = principalOf(req);
         const upload = uploadOf(req.body, 'Send the vehicles as Content-Type: text/csv');
         if (upload.format !== 'csv') {
@@ -104,7 +115,7 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
         } finally {
           upload.discardRest();
         }
-      },
+      }),
     );
   });
 }
