@@ -64,7 +64,7 @@ export interface TelemetryRow {
 }
 
 export async function startPipeline(
-  opts: { limits?: GatewayLimitsInput; maxPending?: number; maxFutureSkewS?: number } = {},
+  opts: { limits?: GatewayLimitsInput; maxPending?: number; maxFutureSkewS?: number; maxPastAgeS?: number } = {},
 ): Promise<Pipeline> {
   const scratch: ScratchDatabase = await createScratchDatabase('vigia_gw');
   const logs: LogLine[] = [];
@@ -99,6 +99,7 @@ export async function startPipeline(
       OSMAND_PORT: 0,
       TELTONIKA_PORT: 0,
       INGEST_MAX_FUTURE_SKEW_S: opts.maxFutureSkewS ?? 300,
+      ...(opts.maxPastAgeS !== undefined ? { INGEST_MAX_PAST_AGE_S: opts.maxPastAgeS } : {}),
       HOST: '127.0.0.1',
     },
     log,
