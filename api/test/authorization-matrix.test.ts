@@ -21,9 +21,10 @@ import { startTestSystem, type TestSystem } from './support.js';
  * - the declared access matches the reviewed table below, so widening a route's callers is a
  *   visible diff in this file, and a new route fails here until someone writes down who may call it;
  * - the server enforces the declaration: a caller not on the list gets 401 (no token, an unknown
- *   token, a retired user's token) or 403 (another role) in the API.md error shape, with a valid
- *   body, before anything is read or written; a caller on the list never gets MISSING_TOKEN,
- *   INVALID_TOKEN or FORBIDDEN from the access check (it may get 400/404/409 for the empty body).
+ *   token, a retired user's token, a device's token since replaced) or 403 (another role) in the
+ *   API.md error shape, with a valid body, before anything is read or written; a caller on the
+ *   list never gets MISSING_TOKEN, INVALID_TOKEN or FORBIDDEN from the access check (it may get
+ *   400/404/409 for the empty body).
  * The Socket.IO namespace `/live` is admitted by the same roles.
  */
 
@@ -239,7 +240,7 @@ describe('authorization matrix', () => {
           const want =
             role === 'none'
               ? [401, 'MISSING_TOKEN']
-              : role === 'invalid' || role === 'retired' || role === 'metrics'
+              : role === 'invalid' || role === 'retired' || role === 'rotated' || role === 'metrics'
                 ? [401, 'INVALID_TOKEN']
                 : [403, 'FORBIDDEN'];
           if (res.statusCode !== want[0] || code !== want[1]) failures.push(`${where} (expected ${want.join(' ')})`);

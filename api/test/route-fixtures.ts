@@ -9,9 +9,9 @@ import { api, nextPlate, type TestSystem } from './support.js';
  */
 
 /** The callers a route may declare, and the callers that hold no usable token. */
-export type Anonymous = 'none' | 'invalid' | 'retired';
+export type Anonymous = 'none' | 'invalid' | 'retired' | 'rotated';
 export type MatrixRole = Caller | Anonymous;
-export const anonymous: readonly Anonymous[] = ['none', 'invalid', 'retired'];
+export const anonymous: readonly Anonymous[] = ['none', 'invalid', 'retired', 'rotated'];
 
 export interface Fixtures {
   /** The bearer token of each role; `none` sends no header. */
@@ -62,6 +62,12 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
   const belemTaxi = await must('POST', '/v1/vehicles', vehicle('op-belem', 'belem-taxi'));
   const identifier = `IMEI-MATRIX-${Date.now()}`;
   const device = await must<{ id: string; token: string }>('POST', '/v1/devices', { vehicleId: own.id, identifier });
+  // A device whose token was replaced: the old one must open nothing.
+  const rotated = await must<{ id: string; token: string }>('POST', '/v1/devices', {
+    vehicleId: own.id,
+    identifier: `${identifier}-OLD`,
+  });
+  await must('POST', `/v1/devices/${rotated.id}/token`, undefined);
   const targetDevice = await must('POST', '/v1/devices', {
     vehicleId: target.id,
     identifier: `IMEI-TARGET-${Date.now()}`,
@@ -115,6 +121,7 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
       none: null,
       invalid: `vigia-${'0123456789abcdef'.repeat(3)}`,
       retired: retired.token,
+      rotated: rotated.token,
     },
     ids: {
       operators: 'op-target',
