@@ -76,6 +76,8 @@ export const configSchema = z.object({
   IMPORT_MAX_ZIP_ENTRIES: positiveInt(1000),
   /** Largest GeoJSON import body (`POST /v1/stands/import`, `/v1/zones/import`), in bytes; parsed whole. */
   IMPORT_MAX_GEOJSON_BYTES: positiveInt(10 * 1024 * 1024),
+  /** Imports (`POST /v1/<collection>/import`) running at once per process; the others wait, bodies unread. */
+  IMPORT_MAX_CONCURRENT: positiveInt(2),
   /** Interval of the batched live push to dashboards, in milliseconds (at most 500 by contract). */
   LIVE_PUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(500).default(500),
   /** A vehicle with no sample for this many seconds is shown offline. */
@@ -95,8 +97,6 @@ export const configSchema = z.object({
   /** Bearer token that may read `GET /metrics` besides the admin token; unset = the admin token only. */
   METRICS_TOKEN: z.string().min(16).optional(),
 });
-  /** Imports (`POST /v1/<collection>/import`) running at once per process; the others wait, bodies unread. */
-  IMPORT_MAX_CONCURRENT: positiveInt(2),
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigKey = keyof typeof configSchema.shape;
