@@ -24,7 +24,8 @@ import { startTestSystem, type TestSystem } from './support.js';
  *   token, a retired user's token, a device's token since replaced) or 403 (another role) in the
  *   API.md error shape, with a valid body, before anything is read or written; a caller on the
  *   list never gets MISSING_TOKEN, INVALID_TOKEN or FORBIDDEN from the access check (it may get
- *   400/404/409 for the empty body).
+ *   400/404/409 for the empty body), and its reads return the record (200) unless the record is
+ *   outside its scope (`scopeHides`).
  * The Socket.IO namespace `/live` is admitted by the same roles.
  */
 
@@ -77,6 +78,17 @@ const expected: Record<string, 'public' | Caller[]> = {
  * fixtures' ids, which belong to the scoped operator) none does; a row here must say why.
  */
 const scopeForbids: Record<string, Role[]> = {};
+
+/**
+ * Reads that a caller on the list gets a 404 for, because the record is outside its scope: the
+ * operator behind `:id` of `/v1/operators/:id`, and the charter company whose contract is behind
+ * `/v1/contracts/:id`, are not the operators the scoped users belong to. Every other read,
+ * reference data included, returns the record to every caller on the list.
+ */
+const scopeHides: Record<string, Role[]> = {
+  'GET /v1/operators/:id': ['dispatcher', 'operator'],
+  'GET /v1/contracts/:id': ['dispatcher', 'operator'],
+};
 
 /**
  * 5xx answers that report the environment, not a fault: the dashboard page when the dashboard
@@ -234,8 +246,12 @@ describe('authorization matrix', () => {
         }
         if (allowed) {
           const refused = code === 'MISSING_TOKEN' || code === 'INVALID_TOKEN' || code === 'FORBIDDEN';
-          if (refused && !scopeForbids[keyOf(route)]?.includes(role))
+          if (refused && !scopeForbids[keyOf(route)]?.includes(role)) {
             failures.push(`${where} (caller on the list refused)`);
+          }
+          // A read by a caller on the list returns the data: the ids are the scoped operator's.
+          const hidden = scopeHides[keyOf(route)]?.includes(role) || environmental5xx[keyOf(route)] === code;
+          if (route.method === 'GET' && res.statusCode !== 200 && !hidden) failures.push(`${where} (read refused)`);
         } else {
           const want =
             role === 'none'
