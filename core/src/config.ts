@@ -57,8 +57,27 @@ export const configSchema = z.object({
   INGEST_MAX_PENDING_RECORDS: positiveInt(50_000),
   /** A record stamped further in the future than this (seconds) is rejected. */
   INGEST_MAX_FUTURE_SKEW_S: positiveInt(300),
+  /**
+   * A record stamped further in the past than this (seconds) is rejected (`PAST_TIMESTAMP`); 0 = no
+   * bound. 400 days: a tracker uploads its stored backlog after weeks without coverage or a dead
+   * SIM, and the scenario suite replays the annual calendar (31 December, holidays) up to a year
+   * back; a clock that reset (1970, the GPS epoch 1980, a GPS week rollover 19.6 years back) is
+   * still refused.
+   */
+  INGEST_MAX_PAST_AGE_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(400 * 86_400),
   /** How long a device lookup (identifier, token hash, vehicle) is cached, in milliseconds. */
   DEVICE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Most entries each device and token cache holds (least recently used evicted first): unknown
+   * identifiers are cached too, so without a bound anyone could fill memory with made-up ones.
+   * Keep it above the number of registered devices: the registered ones cached are what keeps a
+   * fleet sending while the database is away. About 1 KB per registered device.
+   */
+  DEVICE_CACHE_MAX_ENTRIES: positiveInt(100_000),
   /** Where ingest keeps accepted records while the database is unreachable; default DATA_DIR/spool. One per ingest process. */
   SPOOL_DIR: z.string().optional(),
   /** Largest spool on disk, in bytes; past it ingest answers 503 so devices keep their data. */
@@ -84,6 +103,8 @@ export const configSchema = z.object({
   OFFLINE_AFTER_S: positiveInt(120),
   /** Telemetry older than this many days is dropped (TimescaleDB retention policy); 0 keeps all. */
   TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(0).default(1825),
+  /** Records refused but acknowledged by a gateway (the quarantine) are purged after this many days; 0 keeps all. */
+  QUARANTINE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
   /** Grace for in-flight work on SIGTERM before the process exits anyway, in milliseconds. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
   /** Failed authentications (401) one client address may make per window before it gets 429; 0 = no limit. */

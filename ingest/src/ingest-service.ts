@@ -8,6 +8,9 @@ import { DeviceDirectory, type DeviceEntry } from './device-directory.js';
 import { registerDispatchRoutes } from './dispatch-routes.js';
 import { type RunningProtocolGateways, startProtocolGateways } from './gateways/index.js';
 import { registerIngestRoutes } from './ingest-routes.js';
+import { type QuarantineRetention, startQuarantineRetention } from './quarantine/quarantine-retention.js';
+import { registerQuarantineRoutes } from './quarantine/quarantine-routes.js';
+import { QuarantineStore } from './quarantine/quarantine-store.js';
 import { RulePipeline } from './rules/rule-pipeline.js';
 import { TelemetrySpool } from './spool/telemetry-spool.js';
 import { createTokenResolver } from './token-resolver.js';
@@ -61,12 +64,13 @@ export function createIngestService(deps: {
   log: Logger;
 }): IngestService {
   const { db, bus, config, log } = deps;
-  const devices = new DeviceDirectory(db, config.DEVICE_CACHE_TTL_MS);
+  const devices = new DeviceDirectory(db, config.DEVICE_CACHE_TTL_MS, config.DEVICE_CACHE_MAX_ENTRIES);
   const resolveToken = createTokenResolver({
     adminToken: deps.adminToken,
     db,
     devices,
     ttlMs: config.DEVICE_CACHE_TTL_MS,
+    maxEntries: config.DEVICE_CACHE_MAX_ENTRIES,
   });
   const unsubscribe = bus.subscribe((message) => {
     if (message.type === 'device-changed') devices.invalidate(message.identifiers);
@@ -74,6 +78,9 @@ export function createIngestService(deps: {
     if (message.type === 'registry-changed' && message.collection === 'users') resolveToken.forgetUsers();
   });
   let gateways: RunningProtocolGateways | undefined;
+  // Records the gateways acknowledge but refuse to store; purged by QUARANTINE_RETENTION_DAYS.
+  const quarantine = new QuarantineStore(db);
+  let retention: QuarantineRetention | undefined;
   const rules = new RulePipeline({
     db,
     bus,
@@ -109,9 +116,17 @@ export function createIngestService(deps: {
     start: () => rules.start(),
     resolveToken,
     register: async (app) => {
-      await registerDispatchRoutes(app, { db, rules, resolveToken, maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S });
+      await registerDispatchRoutes(app, {
+        db,
+        rules,
+        resolveToken,
+        maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S,
+        maxPastAgeS: config.INGEST_MAX_PAST_AGE_S,
+      });
       // The device protocols on their own ports, and their counters for Prometheus.
-      gateways = await startProtocolGateways({ config, log, devices, writer });
+      gateways = await startProtocolGateways({ config, log, devices, writer, quarantine });
+      retention = startQuarantineRetention({ store: quarantine, days: config.QUARANTINE_RETENTION_DAYS, log });
+      await registerQuarantineRoutes(app, { store: quarantine });
       const metrics = gateways.metrics;
       // Counters describe the fleet and the attacks on it: the admin token, or METRICS_TOKEN for a scraper.
       const metricsAccess = { access: ['admin'] as const, extraToken: config.METRICS_TOKEN };
@@ -124,11 +139,13 @@ export function createIngestService(deps: {
         resolveToken,
         bodyLimit: config.INGEST_BODY_LIMIT_BYTES,
         maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S,
+        maxPastAgeS: config.INGEST_MAX_PAST_AGE_S,
       });
     },
     async close() {
       // Gateways first: they finish the packets in flight (and ACK them) before the writer closes.
       await gateways?.close();
+      await retention?.stop();
       await writer.close();
       await rules.close();
       unsubscribe();
