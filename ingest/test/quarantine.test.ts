@@ -56,7 +56,7 @@ const principals: Record<string, Principal> = {
 };
 
 beforeAll(async () => {
-  p = await startPipeline();
+  p = await startPipeline({ maxPastAgeS: 400 * 86_400 });
   store = new QuarantineStore(p.db);
   api = createHttpServer({
     log: pino({ level: 'silent' }),
@@ -76,13 +76,15 @@ const list = (query: string, token = 'admin-token') =>
   fetch(`${apiBase}/v1/quarantine?${query}`, { headers: { authorization: `Bearer ${token}` } });
 
 describe('Teltonika: refused but acknowledged records are kept', () => {
-  it('keeps latitude 91 and a year-ahead record with their exact bytes and reason; the valid one is stored', async () => {
+  it('keeps latitude 91, a year-ahead and a 1970 record with their exact bytes and reason; the valid one is stored', async () => {
     await p.registerDevice({ id: 'dev-q1', identifier: '350000000000105', protocol: 'teltonika' });
     const d = await TestDevice.connect(p.gateways.teltonikaPort);
     expect(await d.handshake('350000000000105')).toBe(1);
     const lat91 = fixRecord(T0 + 1000, [int(239, 1, 1)], { latitude: 91 });
     const ahead = fixRecord(YEAR_AHEAD);
-    expect(await d.send(frameOf([fixRecord(T0), lat91, ahead]))).toBe(3);
+    // A clock reset to the epoch.
+    const epoch = fixRecord(86_400_000);
+    expect(await d.send(frameOf([fixRecord(T0), lat91, ahead, epoch]))).toBe(4);
     d.destroy();
 
     expect(await p.rows('dev-q1')).toHaveLength(1);
@@ -90,15 +92,17 @@ describe('Teltonika: refused but acknowledged records are kept', () => {
     expect(rows.map((r) => [r.protocol, r.transport, r.device_id, r.code])).toEqual([
       ['teltonika', 'tcp', 'dev-q1', 'INVALID_FIX'],
       ['teltonika', 'tcp', 'dev-q1', 'FUTURE_TIMESTAMP'],
+      ['teltonika', 'tcp', 'dev-q1', 'PAST_TIMESTAMP'],
     ]);
     expect(rows[0]?.raw.equals(recordBytes(lat91))).toBe(true);
     expect(rows[1]?.raw.equals(recordBytes(ahead))).toBe(true);
+    expect(rows[2]?.raw.equals(recordBytes(epoch))).toBe(true);
     expect(rows[0]?.message).toMatch(/lat/);
     expect(rows[0]?.decoded?.fix.lat).toBe(91);
     expect(rows[1]?.decoded?.fix.tsMs).toBe(YEAR_AHEAD);
 
     const counted = (reason: string) => p.gateways.metrics.value('quarantined', { ...TCP, reason });
-    expect([counted('invalid_fix'), counted('future_timestamp')]).toEqual([1, 1]);
+    expect([counted('invalid_fix'), counted('future_timestamp'), counted('past_timestamp')]).toEqual([1, 1, 1]);
     expect(p.gateways.metrics.toPrometheus()).toContain(
       'vigia_gateway_records_quarantined_total{protocol="teltonika",transport="tcp",reason="invalid_fix"} 1',
     );
