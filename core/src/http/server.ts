@@ -5,6 +5,7 @@ import type { TokenResolver } from './auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './error-handler.js';
 import { FailedAuthLimiter, type FailedAuthLimits } from './failed-auth-limiter.js';
 import { installOverloadShedding, type OverloadLimits } from './overload.js';
+import { rejectControlCharactersInUrl } from './url-text.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -57,6 +58,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.decorate('failedAuth', failedAuth);
   const access = installAccessControl(app, options.resolveToken, failedAuth);
   app.decorate('accessRoutes', access.routes);
+  rejectControlCharactersInUrl(app);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
