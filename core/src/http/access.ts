@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { tokensEqual } from '../tokens.js';
 import { authenticate, bearerToken, type Principal, type Role, type TokenResolver } from './auth.js';
@@ -72,7 +72,19 @@ export function installAccessControl(
     const missing = table.filter((r) => r.config.access === undefined).map((r) => `${r.method} ${r.url}`);
     if (missing.length > 0) throw new Error(`Routes without a declared access: ${missing.join(', ')}`);
   });
+  // A refused request's body is never read; Node would otherwise drain it, however long, to keep
+  // the connection alive. Closing the connection after the answer makes refusing cost nothing.
   app.addHook('onRequest', async (req, reply) => {
+    try {
+      await admit(req, reply);
+    } catch (err) {
+      if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
+        reply.header('connection', 'close');
+      }
+      throw err;
+    }
+  });
+  async function admit(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const access = req.routeOptions.config.access;
     // Not-found requests have no route config; they get the 404 handler, never data.
     if (access === undefined || access === 'public') return;
@@ -93,7 +105,7 @@ export function installAccessControl(
       throw new AppError('FORBIDDEN', 'This token may not call this route', 403);
     }
     req.principal = principal;
-  });
+  }
   return {
     routes: () =>
       table
