@@ -158,6 +158,16 @@ describe('POST /v1/dispatches: existence, pack and scope of the vehicle; bounded
     expect(res.status).toBe(403);
   });
 
+  it('an id already used by a different dispatch is 409, not a silent duplicate; the same dispatch re-sent is a duplicate', async () => {
+    const ts = new Date().toISOString();
+    const first = await dispatch(v.declared, { id: `shared-id-${run}`, ts }, sys.adminToken);
+    expect([first.status, first.body.accepted]).toEqual([200, 1]);
+    const again = await dispatch(v.declared, { id: `shared-id-${run}`, ts }, sys.adminToken);
+    expect(again.body).toEqual({ accepted: 0, duplicates: 1 });
+    const other = await dispatch(v.own, { id: `shared-id-${run}` });
+    expect([other.status, other.body.error.code]).toEqual([409, 'DISPATCH_ID_CONFLICT']);
+  });
+
   it('the admin may report any registered belem-taxi vehicle', async () => {
     expect(await dispatchesOf(v.foreign)).toBe(200);
   });

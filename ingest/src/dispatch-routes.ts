@@ -153,7 +153,24 @@ export async function registerDispatchRoutes(app: FastifyInstance, opts: Dispatc
       pickup_lon: d.lon ?? null,
       reference: d.tripId ?? null,
     }));
-    // A re-sent dispatch (same id) is stored and judged once.
+    // A re-sent dispatch (same id, same dispatch) is stored and judged once. An id already used by
+    // a different dispatch is refused: otherwise a dispatcher who learnt another cooperative's
+    // dispatch ids could take them first and have that cooperative's reports dropped as duplicates.
+    const stored = await store.existing(rows.map((r) => r.id));
+    const taken = rows.filter((r) => {
+      const s = stored.get(r.id);
+      return s && (s.radio_operator_id !== r.radio_operator_id || s.vehicle_id !== r.vehicle_id || s.ts !== r.ts);
+    });
+    if (taken.length > 0) {
+      throw new AppError(
+        'DISPATCH_ID_CONFLICT',
+        `The dispatch id '${taken[0]?.id}' is already used by another dispatch`,
+        409,
+        {
+          ids: taken.map((r) => r.id),
+        },
+      );
+    }
     const fresh = await store.insert(rows);
     const judged = rows.flatMap((row, i) => {
       const d = items[i];

@@ -44,6 +44,24 @@ export class DispatchStore {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** The stored dispatches among `ids`, with what identifies them. */
+  async existing(
+    ids: readonly string[],
+  ): Promise<Map<string, Pick<DispatchRow, 'radio_operator_id' | 'vehicle_id' | 'ts'>>> {
+    const { rows } = await this.db.query<{
+      id: string;
+      radio_operator_id: string;
+      vehicle_id: string;
+      ts: Date | string;
+    }>('SELECT id, radio_operator_id, vehicle_id, ts FROM dispatches WHERE id = ANY($1::text[])', [[...new Set(ids)]]);
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { radio_operator_id: r.radio_operator_id, vehicle_id: r.vehicle_id, ts: new Date(r.ts).toISOString() },
+      ]),
+    );
+  }
+
   /** Stores the dispatches; returns the ids that were new (a re-sent id is stored once). */
   async insert(rows: readonly DispatchRow[]): Promise<Set<string>> {
     const { rows: inserted } = await this.db.query<{ id: string }>(
