@@ -17,7 +17,10 @@ describe('bodies of refused requests', () => {
   });
 
   /** Sends headers, then body chunks every 10 ms until the server closes; resolves with what came back. */
-  function endlessUpload(path: string, token: string | undefined): Promise<{ response: string; closedAfterMs: number }> {
+  function endlessUpload(
+    path: string,
+    token: string | undefined,
+  ): Promise<{ response: string; closedAfterMs: number }> {
     const { port } = new URL(sys.url);
     return new Promise((resolve, reject) => {
       const socket: Socket = connect(Number(port), '127.0.0.1');
