@@ -13,6 +13,9 @@ export async function startDemo(opts: {
   adminToken: string;
   vehicles: number;
   intervalMs: number;
+  /** `DEMO_PROTOCOL`; the gateways are this process's own, on the ports they bound. */
+  protocol: 'native' | 'osmand' | 'teltonika' | 'gt06' | 'mixed';
+  gateways: { host: string; osmandPort: number; teltonikaPort: number; gt06Port: number } | undefined;
   log: Logger;
 }): Promise<RunningDemo> {
   const { startSimulator } = await import('@vigia/devices');
@@ -21,6 +24,14 @@ export async function startDemo(opts: {
     adminToken: opts.adminToken,
     vehicles: opts.vehicles,
     intervalMs: opts.intervalMs,
+    protocol: opts.protocol,
+    ...(opts.gateways
+      ? {
+          osmand: { host: opts.gateways.host, port: opts.gateways.osmandPort },
+          teltonika: { host: opts.gateways.host, port: opts.gateways.teltonikaPort },
+          gt06: { host: opts.gateways.host, port: opts.gateways.gt06Port },
+        }
+      : {}),
     logger: opts.log.child({ component: 'simulator' }),
   });
 }

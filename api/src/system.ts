@@ -75,11 +75,16 @@ export async function startSystem(
 
   let demo: RunningDemo | undefined;
   if (components.api && components.ingest && demoEnabled(config)) {
+    // The simulated trackers of DEMO_PROTOCOL dial this process's gateways, on the ports they bound.
+    const gateways = ingest.gateways();
+    const localHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
     demo = await startDemo({
       url,
       adminToken: admin.token,
       vehicles: config.DEMO_VEHICLES,
       intervalMs: config.DEMO_INTERVAL_MS,
+      protocol: config.DEMO_PROTOCOL,
+      gateways: gateways && { host: localHost, ...gateways },
       log,
     });
   }

@@ -35,6 +35,12 @@ export const configSchema = z.object({
   DEMO_VEHICLES: positiveInt(72),
   /** Milliseconds between two samples of one simulated vehicle. */
   DEMO_INTERVAL_MS: positiveInt(2000),
+  /**
+   * How the simulated devices talk: `native` (JSON over HTTP), as Traccar Client phones (`osmand`),
+   * Teltonika (`teltonika`) or GT06 (`gt06`) trackers through this process's own gateways, or
+   * `mixed` (each device one of the four in turn).
+   */
+  DEMO_PROTOCOL: z.enum(['native', 'osmand', 'teltonika', 'gt06', 'mixed']).default('native'),
   /** MapLibre style the dashboard loads; unset = the built-in offline style. */
   MAP_STYLE_URL: z.url().optional(),
   /** TCP port of the OsmAnd / Traccar Client HTTP protocol (ingest processes). */
