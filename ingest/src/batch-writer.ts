@@ -49,9 +49,10 @@ export interface BatchWriterOptions {
   onCommitted(batch: { accepted: Telemetry[]; advanced: Telemetry[] }): void;
   /**
    * Called with records that were spooled (so already acknowledged to their devices) and that the
-   * database then refused for their values on replay; they are logged in full before this.
+   * database then refused for their values on replay; they are logged in full before this. The
+   * spool segment is removed only once it resolves (a failure retries the segment later).
    */
-  onUnstorableSpooled?(records: { record: Telemetry; outcome: UnstorableRecord }[]): void;
+  onUnstorableSpooled?(records: { record: Telemetry; outcome: UnstorableRecord }[]): Promise<void> | void;
   /** Where accepted records wait while the database is unreachable; none = answer 503 instead. */
   spool?: TelemetrySpool;
   /** How often the spool is tried against the database. */
@@ -262,7 +263,7 @@ export class BatchWriter {
               { code: 'SPOOLED_RECORD_UNSTORABLE', records: refused.map((r) => r.record) },
               'spooled records, already acknowledged, refused by the database',
             );
-            this.opts.onUnstorableSpooled?.(refused);
+            await this.opts.onUnstorableSpooled?.(refused);
           }
         }
       } catch (err) {

@@ -11,6 +11,7 @@ import { registerIngestRoutes } from './ingest-routes.js';
 import { type QuarantineRetention, startQuarantineRetention } from './quarantine/quarantine-retention.js';
 import { registerQuarantineRoutes } from './quarantine/quarantine-routes.js';
 import { QuarantineStore } from './quarantine/quarantine-store.js';
+import { spooledRecordEntry } from './quarantine/spooled-record.js';
 import { RulePipeline } from './rules/rule-pipeline.js';
 import { TelemetrySpool } from './spool/telemetry-spool.js';
 import { createTokenResolver } from './token-resolver.js';
@@ -106,6 +107,9 @@ export function createIngestService(deps: {
         log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'fleet update not published');
       });
     },
+    // Acknowledged, then refused by the database on replay: kept like the gateways' refusals.
+    onUnstorableSpooled: (refused) =>
+      quarantine.quarantine(refused.map(({ record, outcome }) => spooledRecordEntry(record, outcome))),
   });
 
   return {

@@ -8,6 +8,8 @@ import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWriter, type RecordOutcome, type UnstorableRecord } from '../src/batch-writer.js';
+import { QuarantineStore } from '../src/quarantine/quarantine-store.js';
+import { spooledRecordEntry } from '../src/quarantine/spooled-record.js';
 import { TelemetrySpool } from '../src/spool/telemetry-spool.js';
 
 /**
@@ -192,7 +194,11 @@ describe.each<Target>(['pglite', 'postgres'])('BatchWriter isolates a record the
       onCommitted: () => {},
       spool,
       replayIntervalMs: 20,
-      onUnstorableSpooled: (refused) => unstorable.push(...refused.map((r) => r.record)),
+      // As the ingest service wires it: acknowledged records the database refuses are quarantined.
+      onUnstorableSpooled: async (refused) => {
+        unstorable.push(...refused.map((r) => r.record));
+        await new QuarantineStore(db).quarantine(refused.map((r) => spooledRecordEntry(r.record, r.outcome)));
+      },
     });
     try {
       const deadline = Date.now() + 10_000;
@@ -208,6 +214,12 @@ describe.each<Target>(['pglite', 'postgres'])('BatchWriter isolates a record the
       [0, 1, 3, 4, 5, 50].map((i) => record('x', 'veh-c', i).ts.getTime()),
     );
     expect(unstorable.map((r) => r.tachoDriverId)).toEqual(['x\u0000']);
+    const { rows: kept } = await db.query<{ code: string; raw: Buffer }>(
+      "SELECT code, raw FROM quarantined_records WHERE protocol = 'spool' AND device_identifier = $1",
+      [(spooled[2] as Telemetry).deviceId],
+    );
+    expect(kept.map((k) => k.code)).toEqual(['UNSTORABLE_RECORD']);
+    expect(JSON.parse(Buffer.from(kept[0]?.raw ?? []).toString()).tachoDriverId).toBe('x\u0000');
     expect(logs).toContainEqual(expect.objectContaining({ code: 'SPOOLED_RECORD_UNSTORABLE' }));
   });
 });
