@@ -22,7 +22,6 @@ describe('embedded demo over every device protocol', () => {
       DEMO_PROTOCOL: 'mixed',
       DEMO_VEHICLES: '16',
       DEMO_INTERVAL_MS: '500',
-      GT06_PORT: '0',
     });
   }, 60_000);
   afterAll(async () => {

@@ -27,7 +27,7 @@ describe('device protocol and profile are checked against the profiles the gatew
   const identifier = () => `35000000000${String(++seq).padStart(4, '0')}`;
 
   beforeAll(async () => {
-    sys = await startTestSystem('pglite', { GT06_PORT: '0' });
+    sys = await startTestSystem('pglite');
     ({ vehicleId } = await registerVehicle(sys));
   });
   afterAll(async () => {

@@ -50,7 +50,6 @@ describe('failed authentication is rate limited per address', () => {
   let sys: TestSystem;
   beforeAll(async () => {
     sys = await startTestSystem('postgres', {
-      GT06_PORT: '0',
       AUTH_FAILURE_LIMIT: '5',
       AUTH_FAILURE_WINDOW_S: '60',
     });
@@ -98,7 +97,6 @@ describe('overload is answered 503 OVERLOADED, /health keeps answering', () => {
   let sys: TestSystem;
   beforeAll(async () => {
     sys = await startTestSystem('postgres', {
-      GT06_PORT: '0',
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '100',
     });
   });
@@ -174,11 +172,9 @@ describe('router and parser errors, dashboard headers, /metrics', () => {
   beforeAll(async () => {
     [sys, withMetricsToken] = await Promise.all([
       startTestSystem('postgres', {
-        GT06_PORT: '0',
         MAP_STYLE_URL: 'https://tiles.example.org/styles/basic.json',
       }),
       startTestSystem('postgres', {
-        GT06_PORT: '0',
         METRICS_TOKEN: METRICS,
       }),
     ]);

@@ -67,8 +67,7 @@ describe('import limits (finding 1)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-import-limits-'));
-    // GT06_PORT: the GT06 gateway's default port may be taken by another test's process.
-    sys = await spawnSystem(ENTRY.all, { DATA_DIR: dataDir, ADMIN_TOKEN, DEMO: 'off', GT06_PORT: '0' });
+    sys = await spawnSystem(ENTRY.all, { DATA_DIR: dataDir, ADMIN_TOKEN, DEMO: 'off' });
     const op = await api(client(), 'POST', '/v1/operators', { id: 'op-imports', name: 'Cooperativa', pack: 'df-taxi' });
     expect(op.status).toBe(201);
     const user = await api<{ token: string }>(client(), 'POST', '/v1/users', {

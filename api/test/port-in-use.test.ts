@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ephemeralPorts } from '@vigia/core';
 import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRY } from './processes.js';
@@ -37,10 +38,7 @@ describe('a taken port ends start-up with one clear line', () => {
     const child = spawn(process.execPath, [entry], {
       env: {
         PATH: process.env.PATH ?? '',
-        PORT: '0',
-        OSMAND_PORT: '0',
-        TELTONIKA_PORT: '0',
-        GT06_PORT: '0',
+        ...ephemeralPorts(),
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         DATABASE_URL: scratch.url,

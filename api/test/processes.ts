@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ephemeralPorts } from '@vigia/core';
 
 /** The built entry points: process tests run what ships (`npm test` builds first). */
 export const ENTRY = {
@@ -22,10 +23,7 @@ export async function spawnSystem(entry: string, env: Record<string, string>): P
   const child = spawn(process.execPath, [entry], {
     env: {
       PATH: process.env.PATH ?? '',
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       ...env,

@@ -77,7 +77,6 @@ describe('sessions end with the user (in-process bus)', () => {
   let sys: TestSystem;
   beforeAll(async () => {
     sys = await startTestSystem('postgres', {
-      GT06_PORT: '0',
       DEVICE_CACHE_TTL_MS: CACHE_TTL,
     });
   });
@@ -132,7 +131,6 @@ describe('sessions end with the user in every API process (Redis bus)', () => {
 
   beforeAll(async () => {
     a = await startTestSystem('postgres', {
-      GT06_PORT: '0',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
       DEVICE_CACHE_TTL_MS: CACHE_TTL,

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningSystem, type SystemComponents, startSystem } from '@vigia/api';
+import { ephemeralPorts } from '@vigia/core';
 import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
 
 export type Target = 'pglite' | 'postgres';
@@ -21,10 +22,7 @@ export async function startTestSystem(
   if (target === 'postgres') scratch = await createScratchDatabase();
   const sys = await startSystem(
     {
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'off',

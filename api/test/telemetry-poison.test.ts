@@ -21,7 +21,6 @@ interface ErrorBody {
 }
 
 /** Every device port on a free one (several systems run at once). */
-const ANY_PORT = { GT06_PORT: '0' };
 
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 
@@ -44,7 +43,7 @@ describe.each<Target>(['pglite', 'postgres'])('one bad record costs no one else 
   beforeAll(async () => {
     // No past bound, so the year 0 reaches the database; a long batch wait so that concurrent
     // requests share one transaction, as they do under load.
-    sys = await startTestSystem(target, { ...ANY_PORT, INGEST_MAX_PAST_AGE_S: '0', INGEST_BATCH_MAX_WAIT_MS: '150' });
+    sys = await startTestSystem(target, { INGEST_MAX_PAST_AGE_S: '0', INGEST_BATCH_MAX_WAIT_MS: '150' });
     one = await registerVehicle(sys);
     two = await registerVehicle(sys);
   });
@@ -122,7 +121,7 @@ describe('the past is bounded like the future (INGEST_MAX_PAST_AGE_S)', () => {
   let dev: Awaited<ReturnType<typeof registerVehicle>>;
 
   beforeAll(async () => {
-    sys = await startTestSystem('pglite', ANY_PORT);
+    sys = await startTestSystem('pglite');
     dev = await registerVehicle(sys);
   });
   afterAll(async () => {

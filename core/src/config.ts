@@ -126,6 +126,17 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Every variable that names a port the process listens on: PORT and each gateway's. */
+export const portKeys = Object.keys(configSchema.shape).filter((k) => k === 'PORT' || k.endsWith('_PORT'));
+
+/**
+ * Every listening port set to 0, so the operating system picks free ones: for processes started
+ * side by side (tests, benchmarks), where a fixed default port of a new gateway would collide.
+ */
+export function ephemeralPorts(): Record<string, string> {
+  return Object.fromEntries(portKeys.map((k) => [k, '0']));
+}
 export type ConfigKey = keyof typeof configSchema.shape;
 
 /** Parse the environment; a bad value stops start-up with every problem listed. */

@@ -1,4 +1,4 @@
-import { configSchema } from './config.js';
+import { configSchema, portKeys } from './config.js';
 import { AppError } from './errors.js';
 
 /**
@@ -26,8 +26,7 @@ export function startupFailureLine(
 
 /** The port variables (PORT, OSMAND_PORT, …) whose value, as the process read them, is `port`. */
 function portVariables(port: number, env: Record<string, string | undefined>): string[] {
-  const names = Object.keys(configSchema.shape).filter((k) => k === 'PORT' || k.endsWith('_PORT'));
-  return names.filter((k) => {
+  return portKeys.filter((k) => {
     const schema = configSchema.shape[k as keyof typeof configSchema.shape];
     const raw = env[k];
     const parsed = schema.safeParse(raw === '' ? undefined : raw);

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningSystem, startSystem } from '@vigia/api';
+import { ephemeralPorts } from '@vigia/core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,10 +63,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await ensureDashboardBuilt();
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-dashboard-test-'));
     sys = await startSystem({
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'on',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type RunningSystem, startSystem } from '@vigia/api';
+import { ephemeralPorts } from '@vigia/core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -65,10 +66,7 @@ describe('the simulator against the real system', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
     sys = await startSystem({
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DEMO: 'off',
