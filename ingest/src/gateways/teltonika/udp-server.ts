@@ -3,28 +3,24 @@ import { isIPv6 } from 'node:net';
 import type { GatewayContext } from '../gateway-context.js';
 import type { Channel } from '../metrics/gateway-metrics.js';
 import { resolveDevice } from '../pipeline/device-access.js';
+import type { RunningGateway } from '../pipeline/running-gateway.js';
 import { avlRecordToDecoded } from './avl-to-telemetry.js';
 import { TeltonikaProtocolError } from './protocol-error.js';
 import { decodeUdpDatagram, encodeUdpAck } from './udp-datagram.js';
 
 const CHANNEL: Channel = { protocol: 'teltonika', transport: 'udp' };
 
-export interface RunningUdpGateway {
-  port: number;
-  /** Stops taking datagrams, answers the ones being stored, then closes the socket. */
-  close(): Promise<void>;
-}
-
 /**
  * Teltonika over UDP. There is no connection to pause, so the bound is on datagrams being
  * stored at once: past it a datagram is dropped unanswered and counted, and the device, having
  * no ACK, sends it again. A datagram is answered only after its records are durable; one that
- * cannot be decoded, or names an unregistered IMEI, is never answered.
+ * cannot be decoded, or names an unregistered IMEI, is never answered. `close()` stops taking
+ * datagrams, answers the ones being stored, then closes the socket.
  */
 export async function startTeltonikaUdpGateway(
   ctx: GatewayContext,
   listen: { host: string; port: number },
-): Promise<RunningUdpGateway> {
+): Promise<RunningGateway> {
   const socket = createSocket({ type: isIPv6(listen.host) ? 'udp6' : 'udp4' });
   const inFlight = new Set<Promise<void>>();
   let closing = false;
