@@ -12,7 +12,8 @@ export interface UplinkStats {
 
 /**
  * A simulated device's way to the server, whatever the protocol: native JSON over HTTP
- * (`DeviceUplink`), Teltonika Codec 8 Extended over TCP or OsmAnd over HTTP (the emulators).
+ * (`DeviceUplink`), Teltonika Codec 8 Extended or GT06 over TCP, OsmAnd over HTTP (the emulators);
+ * all of them deliver through the one loop in `BacklogUplink`.
  * Samples queue in a bounded backlog and leave in order; nothing is thrown while streaming.
  */
 export interface TelemetryUplink {

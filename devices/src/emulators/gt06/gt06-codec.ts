@@ -213,6 +213,9 @@ export type ServerPacket =
   | { kind: 'incomplete' }
   | { kind: 'garbage'; bytes: number; reason: string };
 
+/** A whole, valid packet from the server: what the device takes for an answer. */
+export type ServerAnswer = Extract<ServerPacket, { kind: 'packet' }>;
+
 /**
  * Reads the packet at the start of `buf`: its protocol, content and serial when it is whole and
  * its CRC is right. A device treats anything else as no answer: garbage is skipped, never taken
