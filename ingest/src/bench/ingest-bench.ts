@@ -20,7 +20,7 @@ import { hashToken } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { encodeGt06Packet } from '../gateways/gt06/gt06-frame.js';
+import { location22, login } from '../gateways/gt06/gt06-device-packets.js';
 import { encodeImeiHandshake, encodeTcpFrame } from '../gateways/teltonika/avl-encoder.js';
 import { type AvlRecord, CODEC_8_EXTENDED } from '../gateways/teltonika/avl-record.js';
 
@@ -194,84 +194,114 @@ async function benchCopy(url: string, startMs: number, run: number): Promise<voi
   );
 }
 
+/** A fleet of trackers registered for one protocol gateway, each in a vehicle of its own. */
+interface TrackerFleet {
+  protocol: 'teltonika' | 'gt06';
+  devices: number;
+  /**
+   * How device `n`'s names are made: registry ids `<registry>v<n>` (vehicle) and `<registry>d<n>`
+   * (device), plate `<plate>` and `n` on 4 digits, IMEI `<imei>` and `n` on 13 digits.
+   */
+  prefixes: { registry: string; plate: string; imei: string };
+  vehicle: { pack: string; serviceType: string; capacity: number };
+}
+
 /**
- * Teltonika Codec 8 Extended over TCP: TELTONIKA_DEVICES devices connected at once, each sending
- * packets of records and waiting for each packet's ACK (sent only once the records are durable).
+ * Buses on Teltonika trackers, taxis on GT06 ones: BENCH_TELTONIKA_DEVICES and BENCH_GT06_DEVICES
+ * of them, 1 000 each by default.
  */
-async function benchTeltonika(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
-  const devices = Number(process.env.BENCH_TELTONIKA_DEVICES ?? 1000);
-  const packets = 10;
-  const perPacket = 10;
-  const imei = (d: number) => `35${String(d).padStart(13, '0')}`;
+const FLEETS: Record<TrackerFleet['protocol'], TrackerFleet> = {
+  teltonika: {
+    protocol: 'teltonika',
+    devices: Number(process.env.BENCH_TELTONIKA_DEVICES ?? 1000),
+    prefixes: { registry: 't', plate: 'TLT', imei: '35' },
+    vehicle: { pack: 'sp-fretamento', serviceType: 'fretamento-continuo', capacity: 44 },
+  },
+  gt06: {
+    protocol: 'gt06',
+    devices: Number(process.env.BENCH_GT06_DEVICES ?? 1000),
+    prefixes: { registry: 'g', plate: 'GTS', imei: '86' },
+    vehicle: { pack: 'df-taxi', serviceType: 'taxi', capacity: 4 },
+  },
+};
+
+const imeiOf = (fleet: TrackerFleet, d: number) => `${fleet.prefixes.imei}${String(d).padStart(13, '0')}`;
+
+/** One benchmark device's side of its protocol: what it says first, and how it reads the gateway's answers. */
+interface BenchDevice {
+  greeting: Buffer;
+  /**
+   * Reads one answer at the start of `received`: undefined while it is incomplete; otherwise the
+   * bytes it took, what to send next, and, once the device is through, the records acknowledged.
+   */
+  answer(received: Buffer): { consumed: number; send?: Buffer; done?: number } | undefined;
+}
+
+/** Runs `device` against the gateway on `port` until it is through; resolves with the records acknowledged. */
+function runBenchDevice(port: number, name: string, device: BenchDevice): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let buffer = Buffer.alloc(0);
+    socket.setTimeout(60_000, () => socket.destroy(new Error(`${name} timed out`)));
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(device.greeting));
+    socket.on('data', (chunk) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      try {
+        for (let step = device.answer(buffer); step; step = device.answer(buffer)) {
+          buffer = buffer.subarray(step.consumed);
+          if (step.send) socket.write(step.send);
+          if (step.done !== undefined) {
+            socket.end();
+            resolve(step.done);
+            return;
+          }
+        }
+      } catch (err) {
+        socket.destroy();
+        reject(err);
+      }
+    });
+  });
+}
+
+/**
+ * Registers `fleet`, runs all its devices against the gateway on `port` at once, and prints
+ * records/s and the ingest process's CPU per record.
+ */
+async function benchTrackers(
+  db: pg.Client,
+  pid: number,
+  port: number,
+  fleet: TrackerFleet,
+  title: string,
+  device: (d: number) => BenchDevice,
+): Promise<void> {
+  const { prefixes, devices } = fleet;
   await db.query(
     `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
-     SELECT 'tv' || d, 'TLT' || lpad(d::text, 4, '0'), 'sp-fretamento', 'fretamento-continuo', 44, 'bench'
+     SELECT $2::text || 'v' || d, $3::text || lpad(d::text, 4, '0'), $4::text, $5::text, $6::int, 'bench'
      FROM generate_series(0, $1::int - 1) d`,
-    [devices],
+    [devices, prefixes.registry, prefixes.plate, fleet.vehicle.pack, fleet.vehicle.serviceType, fleet.vehicle.capacity],
   );
   await db.query(
     `INSERT INTO devices (id, vehicle_id, identifier, protocol, token_hash)
-     SELECT 'td' || d, 'tv' || d, '35' || lpad(d::text, 13, '0'), 'teltonika', md5(random()::text)
+     SELECT $2::text || 'd' || d, $2::text || 'v' || d, $3::text || lpad(d::text, 13, '0'), $4::text, md5(random()::text)
      FROM generate_series(0, $1::int - 1) d`,
-    [devices],
+    [devices, prefixes.registry, prefixes.imei, fleet.protocol],
   );
-  const record = (d: number, k: number): AvlRecord => ({
-    timestampMs: startMs + k * 1000,
-    priority: 0,
-    gps: {
-      longitude: -46.63 + d * 1e-4,
-      latitude: -23.55 - k * 1e-5,
-      altitudeM: 760,
-      angleDeg: 180,
-      satellites: 9,
-      speedKmh: 40,
-    },
-    eventIoId: 0,
-    io: [{ id: 239, kind: 'int', bytes: 1, value: 1n }],
-  });
-  const runDevice = (d: number) =>
-    new Promise<number>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let stage: 'handshake' | 'packets' = 'handshake';
-      let sent = 0;
-      let acked = 0;
-      let buffer = Buffer.alloc(0);
-      const sendNext = () => {
-        const records = Array.from({ length: perPacket }, (_, j) => record(d, sent * perPacket + j));
-        socket.write(encodeTcpFrame(CODEC_8_EXTENDED, records));
-        sent++;
-      };
-      socket.setTimeout(60_000, () => socket.destroy(new Error(`device ${d} timed out`)));
-      socket.on('error', reject);
-      socket.on('connect', () => socket.write(encodeImeiHandshake(imei(d))));
-      socket.on('data', (chunk) => {
-        buffer = Buffer.concat([buffer, chunk]);
-        if (stage === 'handshake') {
-          if (buffer[0] !== 1) return reject(new Error(`device ${d} refused`));
-          buffer = buffer.subarray(1);
-          stage = 'packets';
-          sendNext();
-        }
-        while (buffer.length >= 4) {
-          acked += buffer.readUInt32BE(0);
-          buffer = buffer.subarray(4);
-          if (sent < packets) sendNext();
-          else {
-            socket.end();
-            resolve(acked);
-          }
-        }
-      });
-    });
   const t = performance.now();
   const cpu = cpuSeconds(pid);
-  const acked = (await Promise.all(Array.from({ length: devices }, (_, d) => runDevice(d)))).reduce((a, b) => a + b, 0);
+  const runs = Array.from({ length: devices }, (_, d) =>
+    runBenchDevice(port, `${fleet.protocol} device ${d}`, device(d)),
+  );
+  const acked = (await Promise.all(runs)).reduce((a, b) => a + b, 0);
   const s = (performance.now() - t) / 1000;
   const cpuUs = ((cpuSeconds(pid) - cpu) / acked) * 1e6;
-  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE 'td%'");
-  console.log(
-    `Teltonika Codec 8E over TCP, ${devices} devices connected at once, ${packets} packets of ${perPacket} records each`,
-  );
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE $1', [
+    `${prefixes.registry}d%`,
+  ]);
+  console.log(title);
   console.log(`acknowledged | stored | seconds | records/s | ingest CPU µs/record`);
   console.log(
     `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${String(Math.round(acked / s)).padStart(9)} | ${cpuUs.toFixed(0)}`,
@@ -286,96 +316,112 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** A GT06 0x22 location packet: GPS block (UTC), LBS, ACC, upload mode, re-upload. */
-function gt06Location(tsMs: number, lat: number, lon: number, serial: number): Buffer {
-  const d = new Date(tsMs);
-  const b = Buffer.alloc(29);
-  b.writeUInt8(d.getUTCFullYear() - 2000, 0);
-  b.writeUInt8(d.getUTCMonth() + 1, 1);
-  b.writeUInt8(d.getUTCDate(), 2);
-  b.writeUInt8(d.getUTCHours(), 3);
-  b.writeUInt8(d.getUTCMinutes(), 4);
-  b.writeUInt8(d.getUTCSeconds(), 5);
-  b.writeUInt8(0xc9, 6);
-  b.writeUInt32BE(Math.round(Math.abs(lat) * 1_800_000), 7);
-  b.writeUInt32BE(Math.round(Math.abs(lon) * 1_800_000), 11);
-  b.writeUInt8(40, 15);
-  // Course 180, positioned, west, south.
-  b.writeUInt16BE(0x1000 | 0x0800 | 180, 16);
-  Buffer.from('02d406c4af0aaf78', 'hex').copy(b, 18);
-  b.writeUInt8(1, 26);
-  return encodeGt06Packet(0x22, b, serial);
+/**
+ * Teltonika Codec 8 Extended over TCP: BENCH_TELTONIKA_DEVICES devices connected at once, each
+ * sending packets of records and waiting for each packet's ACK (sent only once the records are
+ * durable).
+ */
+async function benchTeltonika(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
+  const fleet = FLEETS.teltonika;
+  const packets = 10;
+  const perPacket = 10;
+  const record = (d: number, k: number): AvlRecord => ({
+    timestampMs: startMs + k * 1000,
+    priority: 0,
+    gps: {
+      longitude: -46.63 + d * 1e-4,
+      latitude: -23.55 - k * 1e-5,
+      altitudeM: 760,
+      angleDeg: 180,
+      satellites: 9,
+      speedKmh: 40,
+    },
+    eventIoId: 0,
+    io: [{ id: 239, kind: 'int', bytes: 1, value: 1n }],
+  });
+  const device = (d: number): BenchDevice => {
+    let handshaken = false;
+    let sent = 0;
+    let acked = 0;
+    const nextPacket = () => {
+      const k = sent++;
+      return encodeTcpFrame(
+        CODEC_8_EXTENDED,
+        Array.from({ length: perPacket }, (_, j) => record(d, k * perPacket + j)),
+      );
+    };
+    return {
+      greeting: encodeImeiHandshake(imeiOf(fleet, d)),
+      answer(received) {
+        if (!handshaken) {
+          if (received.length < 1) return undefined;
+          if (received[0] !== 1) throw new Error(`device ${d} refused`);
+          handshaken = true;
+          return { consumed: 1, send: nextPacket() };
+        }
+        if (received.length < 4) return undefined;
+        acked += received.readUInt32BE(0);
+        return sent < packets ? { consumed: 4, send: nextPacket() } : { consumed: 4, done: acked };
+      },
+    };
+  };
+  await benchTrackers(
+    db,
+    pid,
+    port,
+    fleet,
+    `Teltonika Codec 8E over TCP, ${fleet.devices} devices connected at once, ${packets} packets of ${perPacket} records each`,
+    device,
+  );
 }
 
 /**
- * GT06 over TCP: GT06_DEVICES devices connected at once, each logging in, then sending its
- * positions in windows of 10 packets (one record each) and waiting for their serial echoes, which
- * come only once the records are durable.
+ * GT06 over TCP: BENCH_GT06_DEVICES devices connected at once, each logging in, then sending its
+ * positions (0x22) in windows of 10 packets (one record each) and waiting for their serial echoes,
+ * which come only once the records are durable.
  */
 async function benchGt06(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
-  const devices = Number(process.env.BENCH_GT06_DEVICES ?? 1000);
+  const fleet = FLEETS.gt06;
   const windows = 10;
   const perWindow = 10;
-  const imei = (d: number) => `86${String(d).padStart(13, '0')}`;
-  await db.query(
-    `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
-     SELECT 'gv' || d, 'GTS' || lpad(d::text, 4, '0'), 'df-taxi', 'taxi', 4, 'bench'
-     FROM generate_series(0, $1::int - 1) d`,
-    [devices],
-  );
-  await db.query(
-    `INSERT INTO devices (id, vehicle_id, identifier, protocol, token_hash)
-     SELECT 'gd' || d, 'gv' || d, '86' || lpad(d::text, 13, '0'), 'gt06', md5(random()::text)
-     FROM generate_series(0, $1::int - 1) d`,
-    [devices],
-  );
   const ANSWER = 10;
-  const runDevice = (d: number) =>
-    new Promise<number>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let answers = 0;
-      let sent = 0;
-      let buffer = Buffer.alloc(0);
-      const sendWindow = () => {
-        const packets: Buffer[] = [];
-        for (let j = 0; j < perWindow; j++, sent++) {
-          packets.push(
-            gt06Location(startMs + sent * 1000, -15.79 - sent * 1e-5, -47.88 + d * 1e-4, (sent + 1) & 0xffff),
-          );
-        }
-        socket.write(Buffer.concat(packets));
-      };
-      socket.setTimeout(60_000, () => socket.destroy(new Error(`GT06 device ${d} timed out`)));
-      socket.on('error', reject);
-      socket.on('connect', () => socket.write(encodeGt06Packet(0x01, Buffer.from(`0${imei(d)}`, 'hex'), 0)));
-      socket.on('data', (chunk) => {
-        buffer = Buffer.concat([buffer, chunk]);
-        while (buffer.length >= ANSWER) {
-          buffer = buffer.subarray(ANSWER);
-          answers++;
-          // The login's answer, then each window's last answer opens the next window.
-          if (answers === 1 || (answers - 1) % perWindow === 0) {
-            if (sent < windows * perWindow) sendWindow();
-            else {
-              socket.end();
-              resolve(answers - 1);
-            }
-          }
-        }
-      });
-    });
-  const t = performance.now();
-  const cpu = cpuSeconds(pid);
-  const acked = (await Promise.all(Array.from({ length: devices }, (_, d) => runDevice(d)))).reduce((a, b) => a + b, 0);
-  const s = (performance.now() - t) / 1000;
-  const cpuUs = ((cpuSeconds(pid) - cpu) / acked) * 1e6;
-  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE 'gd%'");
-  console.log(
-    `GT06 (Concox) 0x22 over TCP, ${devices} devices connected at once, ${windows} windows of ${perWindow} packets (one record each)`,
-  );
-  console.log(`acknowledged | stored | seconds | records/s | ingest CPU µs/record`);
-  console.log(
-    `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${String(Math.round(acked / s)).padStart(9)} | ${cpuUs.toFixed(0)}`,
+  const device = (d: number): BenchDevice => {
+    let answers = 0;
+    let sent = 0;
+    const nextWindow = () => {
+      const packets: Buffer[] = [];
+      for (let j = 0; j < perWindow; j++, sent++) {
+        const fix = {
+          clockMs: startMs + sent * 1000,
+          lat: -15.79 - sent * 1e-5,
+          lon: -47.88 + d * 1e-4,
+          speedKmh: 40,
+          course: 180,
+        };
+        packets.push(location22(fix, true, (sent + 1) & 0xffff));
+      }
+      return Buffer.concat(packets);
+    };
+    return {
+      greeting: login(imeiOf(fleet, d), 0),
+      answer(received) {
+        if (received.length < ANSWER) return undefined;
+        answers++;
+        // The login's answer, then each window's last answer opens the next window.
+        if (answers !== 1 && (answers - 1) % perWindow !== 0) return { consumed: ANSWER };
+        return sent < windows * perWindow
+          ? { consumed: ANSWER, send: nextWindow() }
+          : { consumed: ANSWER, done: answers - 1 };
+      },
+    };
+  };
+  await benchTrackers(
+    db,
+    pid,
+    port,
+    fleet,
+    `GT06 (Concox) 0x22 over TCP, ${fleet.devices} devices connected at once, ${windows} windows of ${perWindow} packets (one record each)`,
+    device,
   );
 }
 
