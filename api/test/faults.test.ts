@@ -1,5 +1,4 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSystem } from '@vigia/api';
@@ -10,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Gt06Uplink } from '../../devices/src/emulators/gt06/gt06-uplink.js';
 import { type Gt06Profile, loadEmulatorProfile } from '../../devices/src/emulators/profiles/emulator-profile.js';
 import { emulatedImei } from '../../devices/src/emulators/teltonika/imei.js';
+import { freePort } from '../../devices/test/support.js';
 import { ENTRY, spawnSystem } from './processes.js';
 import { api, registerVehicle } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -112,14 +112,6 @@ function gt06Streamer(port: number, devices: Device[]) {
       await Promise.all(uplinks.map((u) => u.close()));
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

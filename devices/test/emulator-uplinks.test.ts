@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { TelemetryInput } from '@vigia/core';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import {
   type TeltonikaProfile,
 } from '../src/emulators/profiles/emulator-profile.js';
 import { TeltonikaUplink } from '../src/emulators/teltonika/teltonika-uplink.js';
+import { drain, scriptedTcpServer } from './support.js';
 
 /**
  * The emulated devices against scripted servers on loopback: a lost ACK, a dropped connection and
@@ -27,13 +28,8 @@ interface Received {
 
 async function scriptedTeltonikaServer(script: (packet: number) => Behaviour) {
   const received: Received[] = [];
-  const sockets = new Set<Socket>();
-  let connections = 0;
   let packets = 0;
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    const connection = ++connections;
+  const server = await scriptedTcpServer((socket, connection) => {
     let buf = Buffer.alloc(0);
     let handshaken = false;
     socket.on('data', (chunk: Buffer) => {
@@ -63,16 +59,7 @@ async function scriptedTeltonikaServer(script: (packet: number) => Behaviour) {
       } else if (behaviour === 'drop') socket.destroy();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, received };
 }
 
 const silent = pino({ level: 'silent' });
@@ -87,14 +74,6 @@ const sample = (i: number): TelemetryInput => ({
   ignition: true,
   meter: { state: 'hired', tariff: 1, fareCents: 600 + i, tripId: 'DF-0001-T00001' },
 });
-
-/** Flush until the backlog is empty, letting backoffs pass (the pacer's clock is faked forward). */
-async function drain(uplink: { flush(): Promise<void> | undefined; pending: number }, clock: { t: number }) {
-  for (let i = 0; i < 20 && uplink.pending > 0; i++) {
-    await uplink.flush();
-    clock.t += 120_000;
-  }
-}
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

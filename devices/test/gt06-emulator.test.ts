@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type TelemetryInput, telemetryInputSchema } from '@vigia/core';
 import { pino } from 'pino';
@@ -30,6 +29,7 @@ import { samplePacket } from '../src/emulators/gt06/sample-to-gt06.js';
 import { type Gt06Profile, loadEmulatorProfile } from '../src/emulators/profiles/emulator-profile.js';
 import { Fleet } from '../src/fleet/fleet.js';
 import { buildRoster } from '../src/fleet/roster.js';
+import { drain, scriptedTcpServer } from './support.js';
 
 /**
  * The GT06 emulator is a second, independent implementation of the device side: its packets are
@@ -300,13 +300,7 @@ type Behaviour = 'ack' | 'drop' | 'silent' | 'refuse-login';
  */
 async function scriptedGt06Server(script: (packet: number, protocol: number) => Behaviour) {
   const received: Received[] = [];
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    const connection = ++connections;
+  const server = await scriptedTcpServer((socket, connection) => {
     let buf = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buf = Buffer.concat([buf, chunk]);
@@ -328,26 +322,10 @@ async function scriptedGt06Server(script: (packet: number, protocol: number) => 
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, received };
 }
 
 const silent = pino({ level: 'silent' });
-
-async function drain(uplink: { flush(): Promise<void> | undefined; pending: number }, clock: { t: number }) {
-  for (let i = 0; i < 20 && uplink.pending > 0; i++) {
-    await uplink.flush();
-    clock.t += 120_000;
-  }
-}
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -446,11 +424,8 @@ describe('emulated GT06 tracker', () => {
   });
 
   it('never takes an echo of another serial or a corrupted echo for delivery', async () => {
-    const sockets = new Set<Socket>();
     let lied = 0;
-    const server = createServer((socket) => {
-      sockets.add(socket);
-      socket.on('error', () => {});
+    const server = await scriptedTcpServer((socket) => {
       let buf = Buffer.alloc(0);
       socket.on('data', (chunk: Buffer) => {
         buf = Buffer.concat([buf, chunk]);
@@ -469,16 +444,9 @@ describe('emulated GT06 tracker', () => {
         }
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanup.push(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => resolve());
-        }),
-    );
+    cleanup.push(server.close);
     const clock = { t: 0 };
-    const uplink = uplinkTo((server.address() as AddressInfo).port, clock, { ackTimeoutMs: 150 });
+    const uplink = uplinkTo(server.port, clock, { ackTimeoutMs: 150 });
     uplink.enqueue(sample(0));
     await uplink.flush();
     expect(lied).toBe(1);

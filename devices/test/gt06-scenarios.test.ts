@@ -1,10 +1,10 @@
-import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asGt06Plan, uncarriedFields } from '../src/emulators/gt06/gt06-scenario.js';
 import { findScenario, scenarios } from '../src/scenarios/index.js';
 import { awaitOutcome, planRun, playScenario, type RunOptions } from '../src/scenarios/runner.js';
 import type { Scenario } from '../src/scenarios/types.js';
 import { startScenarioSystem } from './scenario-system.js';
+import { freePort } from './support.js';
 
 /**
  * `npm run scenario -- --protocol gt06`: scenarios played by GT06 trackers through the system's
@@ -21,14 +21,6 @@ const PLAYED = [
   'df-permit-expired',
   'fret-tachograph-missing',
 ];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('scenarios over GT06', () => {
   it('tells the scenarios a GT06 can carry from those it cannot', () => {

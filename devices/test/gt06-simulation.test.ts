@@ -1,13 +1,10 @@
-import { type AddressInfo, createServer } from 'node:net';
-import { Writable } from 'node:stream';
 import { type RunningSystem, startSystem } from '@vigia/api';
 import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { DEVICE_PROTOCOLS, mixedProtocol, type SimProtocol } from '../src/emulators/protocol-devices.js';
 import { buildRoster } from '../src/fleet/roster.js';
 import { startSimulator } from '../src/simulator.js';
+import { capturingLogger, deviceListSchema, freePort } from './support.js';
 
 /**
  * `npm run simulate -- --protocol gt06` and `--protocol mixed` against a real system: the fleet
@@ -15,31 +12,6 @@ import { startSimulator } from '../src/simulator.js';
  * the GT06 trackers), then streaming through the system's own gateways until every device has
  * reported. (That the samples arrive as sent, once, is `gt06-gateway.test.ts`.)
  */
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const deviceListSchema = z.object({
-  items: z.array(
-    z.looseObject({ id: z.string(), protocol: z.string(), identifier: z.string(), profile: z.string().nullable() }),
-  ),
-});
-
-function capturingLogger() {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'debug' }, stream), lines };
-}
 
 describe('the simulator over GT06', () => {
   let scratch: ScratchDatabase;

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { type RunningSystem, startSystem } from '@vigia/api';
 import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
 import { pino } from 'pino';
@@ -11,6 +10,7 @@ import { QuarantineStore } from '../../ingest/src/quarantine/quarantine-store.js
 import { buildRoster } from '../src/fleet/roster.js';
 import { type SimulatorOptions, startSimulator } from '../src/simulator.js';
 import { PARKED_REPORT_INTERVAL_MS } from '../src/vehicles/sim-vehicle.js';
+import { capturingLogger, deviceListSchema } from './support.js';
 
 /**
  * `--protocol teltonika` and `--protocol osmand` end to end: the simulator registers the fleet
@@ -24,22 +24,6 @@ const FLEET = 6;
 const vehicleListSchema = z.object({
   items: z.array(z.looseObject({ id: z.string(), live: z.looseObject({ ts: z.string() }).nullable() })),
 });
-const deviceListSchema = z.object({
-  items: z.array(
-    z.looseObject({ id: z.string(), protocol: z.string(), identifier: z.string(), profile: z.string().nullable() }),
-  ),
-});
-
-function capturingLogger() {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'debug' }, stream), lines };
-}
 
 describe('the simulator over the device protocols', () => {
   let scratch: ScratchDatabase;

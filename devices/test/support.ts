@@ -1,4 +1,8 @@
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
 import type { Pack, TelemetryInput } from '@vigia/core';
+import { pino } from 'pino';
+import { z } from 'zod';
 import { distanceToSegmentM, type LatLon } from '../src/geo.js';
 import { cityGraph } from '../src/network/cities.js';
 import type { RoadClass } from '../src/network/types.js';
@@ -79,4 +83,70 @@ export class RoadIndex {
     const [i, j] = this.cell(p);
     return `${i}:${j}`;
   }
+}
+
+/**
+ * A TCP port free at the time of asking, for a system that must listen on a known port (a test
+ * that restarts it on the same ports, or points devices at a gateway before it starts).
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A scripted tracker server on loopback (the emulators' tests): `onConnection` gets each socket
+ * and its number (from 1); `close` also destroys the connections still open, so a test never
+ * waits for an emulated device to hang up.
+ */
+export async function scriptedTcpServer(
+  onConnection: (socket: Socket, connection: number) => void,
+): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    onConnection(socket, ++connections);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Flush until the backlog is empty, letting backoffs pass (the pacer's clock is faked forward). */
+export async function drain(uplink: { flush(): Promise<void> | undefined; pending: number }, clock: { t: number }) {
+  for (let i = 0; i < 20 && uplink.pending > 0; i++) {
+    await uplink.flush();
+    clock.t += 120_000;
+  }
+}
+
+/** `GET /v1/devices` as the simulator tests read it: which protocol and profile each device got. */
+export const deviceListSchema = z.object({
+  items: z.array(
+    z.looseObject({ id: z.string(), protocol: z.string(), identifier: z.string(), profile: z.string().nullable() }),
+  ),
+});
+
+/** A debug-level logger whose lines the test can read back (what the simulator reported). */
+export function capturingLogger() {
+  const lines: { level: number; msg: string }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: pino({ level: 'debug' }, stream), lines };
 }
