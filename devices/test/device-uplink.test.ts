@@ -9,7 +9,8 @@ import { DeviceUplink, MAX_BACKLOG } from '../src/streaming/device-uplink.js';
  * The uplink against a scripted ingest endpoint on loopback: overload (503 with Retry-After), an
  * unreachable server and a refused token cannot be provoked on demand from the real system.
  */
-type Reply = { status: number; headers?: Record<string, string>; body?: unknown };
+/** `hold`: the stub answers only once it resolves (a request still in flight while the device samples on). */
+type Reply = { status: number; headers?: Record<string, string>; body?: unknown; hold?: Promise<void> };
 
 interface Received {
   token: string | undefined;
@@ -27,6 +28,7 @@ async function ingestStub(
     const records = Array.isArray(body) ? body : [body];
     received.push({ token: req.headers.authorization?.replace(/^Bearer /, ''), records });
     const reply = script(received.length);
+    await reply.hold;
     const out =
       reply.body ??
       (reply.status === 200
@@ -83,6 +85,35 @@ describe('device uplink', () => {
     expect(uplink.pending).toBe(0);
     expect(stub.received[1]?.records.map((r) => r.ts)).toEqual([record(0).ts, record(1).ts]);
     expect(uplink.stats.accepted).toBe(2);
+  });
+
+  it('keeps the samples it never sent when the backlog bound drops the ones in flight', async () => {
+    let answer = () => {};
+    const hold = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const stub = await ingestStub((call) => (call === 1 ? { status: 200, hold } : { status: 200 }));
+    server = stub.server;
+    const uplink = new DeviceUplink({
+      ingestUrl: stub.url,
+      deviceId: 'sim-dev-df-0001',
+      identifier: 'SIM-DF-0001',
+      token: 'tok-1',
+      log: silent,
+      renewToken: async () => 'never',
+    });
+    for (let i = 0; i < 3; i++) uplink.enqueue(record(i));
+    const first = uplink.flush();
+    while (stub.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+    // While records 0-2 are in flight the device samples on: the bound drops them from the backlog.
+    for (let i = 3; i < MAX_BACKLOG + 3; i++) uplink.enqueue(record(i));
+    expect(uplink.stats.dropped).toBe(3);
+    answer();
+    await first;
+    // Their acknowledgement must not take three samples never sent with it.
+    expect(uplink.pending).toBe(MAX_BACKLOG);
+    await uplink.flush();
+    expect(stub.received[1]?.records[0]?.ts).toBe(record(3).ts);
   });
 
   it('survives an unreachable server and bounds its backlog', async () => {
