@@ -43,6 +43,17 @@ async function ingestStub(
 }
 
 const silent = pino({ level: 'silent' });
+/** A device whose token is never refused. */
+const deviceUplink = (ingestUrl: string, now?: () => number) =>
+  new DeviceUplink({
+    ingestUrl,
+    deviceId: 'sim-dev-df-0001',
+    identifier: 'SIM-DF-0001',
+    token: 'tok-1',
+    log: silent,
+    renewToken: async () => 'never',
+    now,
+  });
 const record = (i: number): TelemetryInput => ({
   deviceId: 'SIM-DF-0001',
   ts: 1_780_000_000_000 + i * 2000,
@@ -63,15 +74,7 @@ describe('device uplink', () => {
     );
     server = stub.server;
     let now = 0;
-    const uplink = new DeviceUplink({
-      ingestUrl: stub.url,
-      deviceId: 'sim-dev-df-0001',
-      identifier: 'SIM-DF-0001',
-      token: 'tok-1',
-      log: silent,
-      renewToken: async () => 'never',
-      now: () => now,
-    });
+    const uplink = deviceUplink(stub.url, () => now);
     uplink.enqueue(record(0));
     await uplink.flush();
     expect(uplink.pending).toBe(1);
@@ -94,14 +97,7 @@ describe('device uplink', () => {
     });
     const stub = await ingestStub((call) => (call === 1 ? { status: 200, hold } : { status: 200 }));
     server = stub.server;
-    const uplink = new DeviceUplink({
-      ingestUrl: stub.url,
-      deviceId: 'sim-dev-df-0001',
-      identifier: 'SIM-DF-0001',
-      token: 'tok-1',
-      log: silent,
-      renewToken: async () => 'never',
-    });
+    const uplink = deviceUplink(stub.url);
     for (let i = 0; i < 3; i++) uplink.enqueue(record(i));
     const first = uplink.flush();
     while (stub.received.length === 0) await new Promise((r) => setTimeout(r, 5));
@@ -121,15 +117,7 @@ describe('device uplink', () => {
     const url = stub.url;
     await new Promise<void>((resolve) => stub.server.close(() => resolve()));
     let now = 0;
-    const uplink = new DeviceUplink({
-      ingestUrl: url,
-      deviceId: 'sim-dev-df-0001',
-      identifier: 'SIM-DF-0001',
-      token: 'tok-1',
-      log: silent,
-      renewToken: async () => 'never',
-      now: () => now,
-    });
+    const uplink = deviceUplink(url, () => now);
     for (let i = 0; i < MAX_BACKLOG + 20; i++) uplink.enqueue(record(i));
     await expect(uplink.flush()).resolves.toBeUndefined();
     expect(uplink.stats.failedRequests).toBe(1);
