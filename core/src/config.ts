@@ -123,6 +123,19 @@ export const configSchema = z.object({
   OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
   /** Bearer token that may read `GET /metrics` besides the admin token; unset = the admin token only. */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /**
+   * SMTP server alerts by e-mail go through, e.g. `smtp://user:pass@host:587` (STARTTLS when the
+   * server offers it) or `smtps://user:pass@host:465` (TLS from the start); unset = no e-mail
+   * subscriptions (400 EMAIL_NOT_CONFIGURED).
+   */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** Sender of alert e-mails (`From:`), an address or `Name <address>`. */
+  SMTP_FROM: z.string().min(3).default('Vigia <alertas@vigia.localhost>'),
+  /**
+   * The address users reach the dashboard and API at (behind a proxy: the proxy's), for links in
+   * e-mails and on notices; unset = this process's own `http://<HOST>:<PORT>`.
+   */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -152,6 +165,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new AppError('INVALID_CONFIG', `Invalid configuration: ${problems.join('; ')}`, 500, problems);
   }
   return parsed.data;
+}
+
+/**
+ * The base URL links handed to people (e-mails, notices) start with, without a trailing slash:
+ * PUBLIC_URL, or else this process's own address. `port` is the port actually listened on (PORT=0
+ * picks one at start); a wildcard HOST is not an address anyone can open, so it reads `localhost`.
+ */
+export function publicUrlOf(config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>, port = config.PORT): string {
+  if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
+  const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::' || config.HOST === '';
+  const host = wildcard ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `http://${host}:${port}`;
 }
 
 export function demoEnabled(config: Config): boolean {
