@@ -8,9 +8,13 @@ import { ConnectionIndicator } from './connection-indicator.js';
 import { installDebugHandle } from './debug-handle.js';
 import { requireElement } from './dom.js';
 import { EvidenceLayer } from './evidence-layer.js';
+import { FieldAlerts } from './field-alerts.js';
+import { FieldLayer } from './field-layer.js';
+import { FieldView, isFieldRoute, mountFieldPanel } from './field-view.js';
 import { FleetPanel } from './fleet-panel.js';
 import { FleetStore } from './fleet-store.js';
 import { createMap, offlineStyleUrl, renderAreaNavigation } from './map-view.js';
+import { fieldMessages } from './messages.pt-BR.js';
 import { Notice } from './notice.js';
 import { ServerClock } from './server-clock.js';
 import { DashboardSession } from './session.js';
@@ -37,6 +41,9 @@ async function main(): Promise<void> {
   const clock = new ServerClock();
   const notice = new Notice(requireElement('#notice', HTMLElement));
   const indicator = new ConnectionIndicator(requireElement('#connection', HTMLElement));
+  // The field view (agents' phones) is a route of the same page: before the map, so it is laid out for it.
+  const field = isFieldRoute() ? mountFieldPanel(requireElement('main.layout', HTMLElement)) : null;
+  addViewSwitch(field !== null);
 
   let config = fallbackConfig;
   try {
@@ -102,8 +109,9 @@ async function main(): Promise<void> {
   const evidence = new EvidenceLayer(map);
   const inspector = new ViolationInspector({
     map,
-    feedContainer,
-    detailContainer,
+    // In the field view the inspector swaps the field list for the detail, as it swaps the feed on a desk.
+    feedContainer: field?.list ?? feedContainer,
+    detailContainer: field?.detail ?? detailContainer,
     store: violations,
     evidence,
     vehicles: layer,
@@ -123,11 +131,26 @@ async function main(): Promise<void> {
       inspector.open(id);
     },
   });
+  const fieldView = field
+    ? new FieldView({
+        map,
+        elements: field,
+        fleet: store,
+        violations,
+        inspector,
+        layer: new FieldLayer(map),
+        alerts: new FieldAlerts(),
+        client: () => sync.client,
+        onUnauthorized: () => session?.recheckToken(),
+        now: () => clock.now(),
+      })
+    : null;
   openViolation = (id) => inspector.open(id);
   closeViolation = () => inspector.close();
   // One handler decides between opening and closing: the popup's own close-on-click would race a
   // click on another vehicle and close the popup just opened.
   map.on('click', (event) => {
+    if (fieldView?.handleMapClick(event.lngLat)) return;
     if (evidence.handleClick(event.point)) return;
     const { x, y } = event.point;
     const hitBox: [PointLike, PointLike] = [
@@ -146,6 +169,20 @@ async function main(): Promise<void> {
     map.getCanvas().style.cursor = '';
   });
   await started;
+}
+
+/** A link in the top bar between the desk layout and the field view; the page reloads into the other. */
+function addViewSwitch(fieldMode: boolean): void {
+  const link = document.createElement('a');
+  link.className = 'view-switch';
+  link.href = fieldMode ? '#' : '#field';
+  link.textContent = fieldMode ? fieldMessages.openDesk : fieldMessages.openField;
+  link.lang = 'pt-BR';
+  const connection = requireElement('#connection', HTMLElement);
+  connection.before(link);
+  window.addEventListener('hashchange', () => {
+    if (isFieldRoute() !== fieldMode) window.location.reload();
+  });
 }
 
 /** The export needs the Authorization header, so it is fetched and handed to the browser as a Blob download. */
