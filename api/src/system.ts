@@ -1,4 +1,4 @@
-import { type Bus, type Config, demoEnabled, loadConfig } from '@vigia/core';
+import { type Bus, type Config, demoEnabled, loadConfig, publicUrlOf } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import { createServiceRuntime } from '@vigia/ingest';
 import type { FastifyInstance } from 'fastify';
@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
 import { LiveHub } from './live/live-hub.js';
+import { registerNoticeRoutes } from './notices/notice-routes.js';
 import { importLimitsFrom } from './registry/import-limits.js';
 import { registerRegistryRoutes } from './registry/registry-routes.js';
 import { registerViolationRoutes } from './violations/violation-routes.js';
@@ -51,7 +52,16 @@ export async function startSystem(
       offlineAfterS: config.OFFLINE_AFTER_S,
       importLimits: importLimitsFrom(config),
     });
-    await registerViolationRoutes(app, { db, bus, resolveToken: ingest.resolveToken });
+    const violations = await registerViolationRoutes(app, { db, bus, resolveToken: ingest.resolveToken });
+    await registerNoticeRoutes(app, {
+      db,
+      violations,
+      // The port is known once listening (PORT=0 picks one); notices are issued after that.
+      publicUrl: () => {
+        const address = app.server.address();
+        return publicUrlOf(config, typeof address === 'object' && address ? address.port : config.PORT);
+      },
+    });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,

@@ -1,0 +1,97 @@
+/**
+ * Every string the enforcement notice prints, in Brazilian Portuguese (the document is handed to
+ * a Brazilian driver or permit holder). Labels follow the items of an *auto de infração*
+ * (Belém Art. 55: authorization, provision infringed, plate, make and colour, place, date and
+ * time, the agent; the holder and preferably the driver).
+ */
+export const noticeMessages = {
+  title: 'AUTO DE INFRAÇÃO — NOTIFICAÇÃO DE INFRAÇÃO',
+  subtitle: (service: string) => `Serviço fiscalizado: ${service}`,
+  services: {
+    'df-taxi': 'Táxi — Distrito Federal',
+    'belem-taxi': 'Táxi — Município de Belém',
+    'sp-fretamento': 'Fretamento — Estado de São Paulo',
+  } as Record<string, string>,
+  sections: {
+    infraction: 'Infração',
+    vehicle: 'Veículo',
+    parties: 'Autorizatário / permissionário e condutor',
+    place: 'Local',
+    time: 'Data e hora (horário local)',
+    measured: 'Valores medidos',
+    penalty: 'Penalidade',
+    recidivism: 'Reincidência',
+    evidence: 'Evidência: trajeto registrado pelo rastreador',
+    verification: 'Autenticidade',
+  },
+  fields: {
+    violationId: 'Nº da ocorrência',
+    rule: 'Regra',
+    legalBasis: 'Dispositivo infringido',
+    description: 'Descrição',
+    confidence: 'Grau de certeza',
+    status: 'Situação',
+    plate: 'Placa',
+    makeColour: 'Marca / cor',
+    permit: 'Autorização / permissão',
+    operator: 'Autorizatário / empresa',
+    driver: 'Condutor',
+    namedPlace: 'Ponto / local',
+    coordinates: 'Coordenadas (WGS 84)',
+    started: 'Início',
+    ended: 'Fim',
+    timeZone: 'Fuso horário',
+    amountUnits: 'Valor na unidade do regulamento',
+    amountBrl: 'Valor em reais',
+    group: 'Grupo',
+    item: 'Fundamento da multa',
+    apprehension: 'Apreensão do veículo',
+    cancellation: 'Abre processo de cassação',
+    priorCount: 'Infrações anteriores consideradas',
+    window: 'Período considerado',
+    escalation: 'Agravamento',
+    amountAfter: 'Valor após reincidência',
+    code: 'Código de verificação',
+    verifyAt: 'Verifique em',
+    issued: 'Emitido em',
+    issuedBy: 'Emitido por',
+  },
+  placeKinds: {
+    stop: 'parada',
+    stand: 'ponto de táxi',
+    zone: 'zona',
+    route: 'itinerário',
+    'boarding-place': 'local de embarque',
+    'radio-operator': 'radiotáxi',
+  } as Record<string, string>,
+  confidence: { confirmed: 'confirmada', suspected: 'suspeita (requer verificação)' } as Record<string, string>,
+  status: { open: 'aberta', confirmed: 'confirmada', dismissed: 'arquivada', notified: 'notificada' } as Record<
+    string,
+    string
+  >,
+  yes: 'sim',
+  no: 'não',
+  unknown: 'não informado',
+  none: 'nenhuma',
+  noFine: 'sem multa fixada',
+  days: (n: number) => `${n} dias`,
+  since: (date: string) => `desde ${date}`,
+  ongoing: 'em andamento',
+  admin: 'administrador do sistema',
+  mapLegend: {
+    trace: 'trajeto',
+    start: 'início',
+    end: 'fim',
+    event: 'ponto da infração',
+    stop: 'parada',
+    stand: 'ponto de táxi',
+    zone: 'zona',
+    north: 'N',
+    noTrace: 'Sem registros de posição no período da evidência.',
+  },
+  verificationNote:
+    'Este documento foi gerado pelo sistema Vigia a partir dos registros do rastreador do veículo. ' +
+    'Qualquer pessoa pode confirmar sua autenticidade informando o código acima no endereço indicado; ' +
+    'o resumo SHA-256 do arquivo PDF deve coincidir com o registrado.',
+  page: (n: number, of: number) => `Página ${n} de ${of}`,
+} as const;
