@@ -51,6 +51,10 @@ const expected: Record<string, 'public' | Caller[]> = {
   'GET /v1/violations': readers,
   'GET /v1/violations/export.csv': readers,
   'GET /v1/violations/:id': readers,
+  // Notices: issuing one is an enforcement act (regulators, enforcement, the admin); anyone holding
+  // one verifies it by its code, and the answer repeats only what the notice prints.
+  'GET /v1/violations/:id/notice.pdf': ['admin', 'regulator', 'enforcement'],
+  'GET /v1/notices/:code': all,
   'POST /v1/violations/:id/review': ['admin', 'regulator', 'enforcement'],
   // Users and their tokens: the admin token only.
   ...collection('users', adminOnly, adminOnly, { token: true }),

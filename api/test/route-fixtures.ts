@@ -101,6 +101,13 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
        'suspected', now() - interval '2 hours', now())`,
     [violationId, own.id, operatorId],
   );
+  // A notice issued from it: the verification code behind `/v1/notices/:code`.
+  const notice = await fetch(`${sys.url}/v1/violations/${violationId}/notice.pdf`, {
+    headers: { authorization: `Bearer ${sys.adminToken}` },
+  });
+  await notice.arrayBuffer();
+  const noticeCode = notice.headers.get('vigia-notice-code');
+  if (notice.status !== 200 || !noticeCode) throw new Error(`notice: ${notice.status}`);
 
   return {
     operatorId,
@@ -136,6 +143,7 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
       holidays: holiday.id,
       'unit-values': unitValue.id,
       violations: violationId,
+      notices: noticeCode,
     },
   };
 }
@@ -150,7 +158,7 @@ export function concretePath(url: string, fx: Fixtures): string {
   return url.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
     const collection = collectionOf(url);
     const id = collection ? fx.ids[collection] : undefined;
-    if (name !== 'id' || !id) throw new Error(`No fixture id for parameter :${name} of ${url}`);
+    if ((name !== 'id' && name !== 'code') || !id) throw new Error(`No fixture id for parameter :${name} of ${url}`);
     return encodeURIComponent(id);
   });
 }
