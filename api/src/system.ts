@@ -3,6 +3,7 @@ import type { Database } from '@vigia/db';
 import { createServiceRuntime } from '@vigia/ingest';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { type AlertService, registerAlerts } from './alerts/alert-service.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
 import { LiveHub } from './live/live-hub.js';
@@ -26,6 +27,8 @@ export interface RunningSystem {
   db: Database;
   bus: Bus;
   log: Logger;
+  /** The alerts' routes and delivery worker (API processes). */
+  alerts?: AlertService;
   close(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export async function startSystem(
   const runtime = await createServiceRuntime(config, 'vigia');
   const { log, admin, db, bus, ingest, app } = runtime;
   let live: LiveHub | undefined;
+  let alerts: AlertService | undefined;
   if (components.ingest) await ingest.register(app);
   if (components.api) {
     await registerRegistryRoutes(app, {
@@ -62,6 +66,7 @@ export async function startSystem(
         return publicUrlOf(config, typeof address === 'object' && address ? address.port : config.PORT);
       },
     });
+    alerts = await registerAlerts(app, { db, config, log });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,
@@ -82,6 +87,9 @@ export async function startSystem(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
+
+  // Every API process delivers alerts; the database shares the work among them.
+  alerts?.start(publicUrlOf(config, port));
 
   let demo: RunningDemo | undefined;
   if (components.api && components.ingest && demoEnabled(config)) {
@@ -121,6 +129,7 @@ export async function startSystem(
     db,
     bus,
     log,
+    alerts,
     close() {
       closing ??= (async () => {
         const step = async (name: string, fn: () => Promise<void> | undefined) => {
@@ -130,6 +139,7 @@ export async function startSystem(
         await step('simulator', () => demo?.stop());
         await step('http', () => app.close());
         await step('live', () => live?.close());
+        await step('alerts', () => alerts?.stop());
         await step('ingest, bus and database', () => runtime.closeBackends());
       })();
       return closing;

@@ -123,6 +123,18 @@ export const configSchema = z.object({
   OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
   /** Bearer token that may read `GET /metrics` besides the admin token; unset = the admin token only. */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /** Alerts worker: how often each API process looks for new alert events and due deliveries, in milliseconds. */
+  ALERT_POLL_INTERVAL_MS: positiveInt(200),
+  /** Alerts: a receiver must answer 2xx within this many milliseconds (10 s by contract), or the attempt failed. */
+  ALERT_TIMEOUT_MS: positiveInt(10_000),
+  /** Alerts: an alert is retried for this long (24 h by contract) before it is `failed` and its subscription failing. */
+  ALERT_MAX_AGE_MS: positiveInt(86_400_000),
+  /** Alerts: attempts in flight at once to one subscription, per API process. */
+  ALERT_CONCURRENCY_PER_RECEIVER: positiveInt(4),
+  /** Alerts: the first retry waits up to this many milliseconds (jittered), doubling per attempt; ≤ 30 s by contract. */
+  ALERT_BACKOFF_BASE_MS: z.coerce.number().int().positive().max(30_000).default(5_000),
+  /** Alerts: the longest wait between two attempts of one alert, in milliseconds. */
+  ALERT_BACKOFF_MAX_MS: positiveInt(600_000),
   /**
    * SMTP server alerts by e-mail go through, e.g. `smtp://user:pass@host:587` (STARTTLS when the
    * server offers it) or `smtps://user:pass@host:465` (TLS from the start); unset = no e-mail

@@ -16,8 +16,8 @@ const SELECT = `
   v.updated_at AS "updatedAt", v.lat, v.lon, v.place, v.confidence, v.measured, v.penalty, v.recidivism,
   v.status, v.evidence_from AS "evidenceFrom", v.evidence_to AS "evidenceTo"`;
 
-/** Who may see which violations: operators and dispatchers their own operators' only. */
-function scopeOf(principal: Principal): { all: boolean; operatorIds: string[] } {
+/** Who may see which violations: operators and dispatchers their own operators' only (alerts reuse it). */
+export function scopeOf(principal: Principal): { all: boolean; operatorIds: string[] } {
   if (principal.kind === 'admin') return { all: true, operatorIds: [] };
   if (principal.kind === 'device') throw new AppError('FORBIDDEN', 'Devices may not read violations', 403);
   if (principal.role === 'operator' || principal.role === 'dispatcher')
@@ -153,6 +153,8 @@ export class ViolationStore {
          VALUES ($1, $2, $3, $4, $5, $6)`,
         [id, review.decision, review.reason, reviewer, current, rule.to],
       );
+      // The alerts' outbox (db/migrations/007_alerts.sql), committed with the review or not at all.
+      await tx.query(`SELECT alert_record_events(ARRAY[$1::text], ARRAY['violation.reviewed'])`, [id]);
     });
     return this.get(principal, id);
   }

@@ -97,6 +97,12 @@ export async function upsertViolations(tx: Queryable, items: readonly ViolationU
      RETURNING id, event_key, (xmax = 0) AS inserted, status, detected_at`,
     [JSON.stringify(rows)],
   );
+  // The alerts' outbox (db/migrations/007_alerts.sql), in this same transaction: an alert exists
+  // exactly when the change it reports committed.
+  await tx.query('SELECT alert_record_events($1::text[], $2::text[])', [
+    stored.map((s) => s.id),
+    stored.map((s) => (s.inserted ? 'violation.raised' : 'violation.updated')),
+  ]);
   const byKey = new Map(latest.map((v) => [v.eventKey, v]));
   return stored.map((s) => {
     const v = byKey.get(s.event_key)!;
