@@ -3,6 +3,7 @@ import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertMessage, AlertTarget } from '../src/alerts/alert-channel.js';
 import { EmailChannel } from '../src/alerts/email-channel.js';
+import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
 
 /** One message as the SMTP server received it. */
 interface Received {
@@ -261,5 +262,142 @@ describe('e-mail alert channel', () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
+  });
+});
+
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('e-mail alerts end to end: a raised violation reaches a subscribed mailbox through the worker', () => {
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let sys: TestSystem;
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    sys = await startTestSystem('postgres', {
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      SMTP_URL: `smtp://vigia:s3cret-pass@127.0.0.1:${smtp.port}`,
+      SMTP_FROM: 'Vigia SEMOB <alertas@vigia.test>',
+      PUBLIC_URL: 'https://vigia.semob.example/',
+      ALERT_POLL_INTERVAL_MS: '100',
+      ALERT_TIMEOUT_MS: '2000',
+    });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await smtp?.close();
+  });
+
+  it('delivers the violation to the address, with the link, and logs the SMTP acceptance', async () => {
+    const sub = await api<{ id: string; email: string | null; url: string | null }>(
+      sys,
+      'POST',
+      '/v1/alert-subscriptions',
+      { name: 'DETRAN-DF plantão', email: 'plantao@detran.example' },
+    );
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    expect(sub.body).toMatchObject({ email: 'plantao@detran.example', url: null });
+
+    // A DF taxi carrying 6 passengers in 4 seats for a minute, an hour ago: DF_OVER_CAPACITY.
+    const dev = await registerVehicle(sys, { pack: 'df-taxi' });
+    const t0 = Date.now() - 3_600_000;
+    const samples = Array.from({ length: 12 }, (_, i) => ({
+      deviceId: dev.identifier,
+      ts: new Date(t0 + i * 5000).toISOString(),
+      lat: -15.7942 + i * 0.0004,
+      lon: -47.8822,
+      speedKmh: 30,
+      passengers: 6,
+      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: `trip-${dev.vehicleId}` },
+    }));
+    const sent = await api<{ accepted: number }>(sys, 'POST', '/v1/telemetry', samples, dev.token);
+    expect(sent.body.accepted).toBe(samples.length);
+    const violation = await until('the violation', async () => {
+      const list = await api<{ items: { id: string; plate: string | null }[] }>(
+        sys,
+        'GET',
+        `/v1/violations?vehicleId=${dev.vehicleId}&ruleId=DF_OVER_CAPACITY`,
+      );
+      return list.body.items[0];
+    });
+
+    const mail = await until('the e-mail', () =>
+      smtp.received.find((m) => part(m.raw, 'text/plain').includes(violation.id)),
+    );
+    expect(mail.to).toEqual(['plantao@detran.example']);
+    expect(mail.from).toBe('alertas@vigia.test');
+    // No named stop or stand for this rule: the place is the violation's coordinates.
+    expect(header(mail.raw, 'Subject')).toMatch(
+      new RegExp(
+        `^\\[Vigia\\] Nova infração: DF_OVER_CAPACITY — placa ${violation.plate} — -15\\.79\\d+, -47\\.88\\d+$`,
+      ),
+    );
+    const eventId = header(mail.raw, 'Vigia-Event-Id');
+    expect(eventId).toMatch(/.+/);
+    const text = part(mail.raw, 'text/plain');
+    // PUBLIC_URL's trailing slash is not doubled.
+    expect(text).toContain(`https://vigia.semob.example/#violation=${violation.id}`);
+    expect(text).toContain('Serviço: Táxi (Distrito Federal)');
+
+    const log = await until('the delivery logged as delivered', async () => {
+      const res = await api<{ items: { status: string; attempts: number; lastResponseStatus: number | null }[] }>(
+        sys,
+        'GET',
+        `/v1/alert-subscriptions/${sub.body.id}/deliveries`,
+      );
+      const done = res.body.items.filter((d) => d.status === 'delivered');
+      return done.length > 0 ? done : undefined;
+    });
+    expect(log[0]).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 250 });
+    // One event, one e-mail: the worker did not send it twice.
+    expect(smtp.received.filter((m) => header(m.raw, 'Vigia-Event-Id') === eventId)).toHaveLength(1);
+  });
+
+  it('a mailbox the SMTP server refuses stays pending for a retry, with the 550 in the delivery log', async () => {
+    const sub = await api<{ id: string }>(sys, 'POST', '/v1/alert-subscriptions', {
+      name: 'caixa inexistente',
+      email: 'refuse-me@detran.example',
+    });
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const dev = await registerVehicle(sys, { pack: 'df-taxi' });
+    const t0 = Date.now() - 1_800_000;
+    const samples = Array.from({ length: 12 }, (_, i) => ({
+      deviceId: dev.identifier,
+      ts: new Date(t0 + i * 5000).toISOString(),
+      lat: -15.7942 + i * 0.0004,
+      lon: -47.8822,
+      speedKmh: 30,
+      passengers: 6,
+      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: `trip-${dev.vehicleId}` },
+    }));
+    await api(sys, 'POST', '/v1/telemetry', samples, dev.token);
+    const attempt = await until('a failed attempt', async () => {
+      const res = await api<{
+        items: {
+          status: string;
+          attempts: number;
+          lastResponseStatus: number | null;
+          lastDurationMs: number | null;
+          lastError?: string | null;
+        }[];
+      }>(sys, 'GET', `/v1/alert-subscriptions/${sub.body.id}/deliveries`);
+      // A claimed attempt counts at once; its outcome is recorded when it ends.
+      return res.body.items.find((d) => d.attempts >= 1 && d.lastDurationMs !== null);
+    });
+    expect(attempt).toMatchObject({ status: 'pending', lastResponseStatus: 550 });
+    expect(attempt.lastError).toMatch(/Mailbox unavailable/);
+    expect(attempt.lastError).not.toContain('s3cret-pass');
+    expect(smtp.received.some((m) => m.to.includes('refuse-me@detran.example'))).toBe(false);
   });
 });
