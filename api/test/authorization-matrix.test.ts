@@ -56,6 +56,14 @@ const expected: Record<string, 'public' | Caller[]> = {
   'GET /v1/violations/:id/notice.pdf': ['admin', 'regulator', 'enforcement'],
   'GET /v1/notices/:code': all,
   'POST /v1/violations/:id/review': ['admin', 'regulator', 'enforcement'],
+  // Alert subscriptions: the roles that read every operator's violations own them (issue 9).
+  'POST /v1/alert-subscriptions': ['admin', 'regulator', 'enforcement'],
+  'GET /v1/alert-subscriptions': ['admin', 'regulator', 'enforcement'],
+  'GET /v1/alert-subscriptions/:id': ['admin', 'regulator', 'enforcement'],
+  'GET /v1/alert-subscriptions/:id/deliveries': ['admin', 'regulator', 'enforcement'],
+  'PATCH /v1/alert-subscriptions/:id': ['admin', 'regulator', 'enforcement'],
+  'DELETE /v1/alert-subscriptions/:id': ['admin', 'regulator', 'enforcement'],
+  'POST /v1/alert-deliveries/:id/redeliver': ['admin', 'regulator', 'enforcement'],
   // Users and their tokens: the admin token only.
   ...collection('users', adminOnly, adminOnly, { token: true }),
   // Devices are equipment data: regulators only, reading included.
@@ -92,6 +100,9 @@ const scopeForbids: Record<string, Role[]> = {};
 const scopeHides: Record<string, Role[]> = {
   'GET /v1/operators/:id': ['dispatcher', 'operator'],
   'GET /v1/contracts/:id': ['dispatcher', 'operator'],
+  // A subscription is its owner's (the enforcement officer's) and the admin's: another user gets 404.
+  'GET /v1/alert-subscriptions/:id': ['regulator'],
+  'GET /v1/alert-subscriptions/:id/deliveries': ['regulator'],
 };
 
 /**

@@ -109,10 +109,31 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
   const noticeCode = notice.headers.get('vigia-notice-code');
   if (notice.status !== 200 || !noticeCode) throw new Error(`notice: ${notice.status}`);
 
+  // An alert subscription of the enforcement officer (a regulator does not see it), with one
+  // delivered alert in its log. The outbox rows are written as the pipeline would, already fanned out.
+  const subscription = await api<{ id: string }>(
+    sys,
+    'POST',
+    '/v1/alert-subscriptions',
+    alertSubscriptionBody,
+    enforcement.token,
+  );
+  if (subscription.status !== 201) throw new Error(`alert subscription: ${JSON.stringify(subscription.body)}`);
+  const deliveryId = 'dlv_0000000000000000000000000000a1e7';
+  await sys.db.query(
+    `WITH e AS (
+       INSERT INTO alert_events (id, violation_id, type, payload, fanned_out_at)
+       VALUES ('evt_matrix', $1, 'violation.raised', alert_violation_payload($1), now()) RETURNING id, seq)
+     INSERT INTO alert_deliveries (id, event_id, event_seq, violation_id, subscription_id, status, attempts, delivered_at)
+     SELECT $3, e.id, e.seq, $1, $2, 'delivered', 1, now() FROM e`,
+    [violationId, subscription.body.id, deliveryId],
+  );
+
   return {
     operatorId,
     bodies: {
       ...validBodies,
+      'alert-subscriptions': alertSubscriptionBody,
       devices: { ...validBodies.devices, vehicleId: target.id },
       contracts: { ...validBodies.contracts, vehicleIds: [bus.id] },
       telemetry: { ...validBodies.telemetry, deviceId: identifier },
@@ -144,6 +165,8 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
       'unit-values': unitValue.id,
       violations: violationId,
       notices: noticeCode,
+      'alert-subscriptions': subscription.body.id,
+      'alert-deliveries': deliveryId,
     },
   };
 }
@@ -162,6 +185,9 @@ export function concretePath(url: string, fx: Fixtures): string {
     return encodeURIComponent(id);
   });
 }
+
+/** A webhook subscription (its target answers nothing: the port is the discard service's, unused). */
+const alertSubscriptionBody = { name: 'Fiscalização Matriz', url: 'http://127.0.0.1:9/vigia-alerts' };
 
 /**
  * A body each collection accepts on create; the fuzz suite mutates these. Ids are left out so
