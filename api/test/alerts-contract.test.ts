@@ -362,3 +362,59 @@ describe('alerts: signed webhooks to a receiver started by the test', () => {
     expect(receiver.requests.filter((r) => r.name === 'crud' && r.violationId === violationId)).toEqual([]);
   });
 });
+
+describe('alerts: a receiver that keeps failing for the whole retry window', () => {
+  let sys: TestSystem;
+  let receiver: AlertReceiver;
+  beforeAll(async () => {
+    receiver = await AlertReceiver.start();
+    // The 24 h window (ALERT_MAX_AGE_MS) cut to 2 s: the same rule, seen within the test.
+    sys = await startTestSystem('postgres', {
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ALERT_TIMEOUT_MS: '1000',
+      ALERT_BACKOFF_BASE_MS: '300',
+      ALERT_BACKOFF_MAX_MS: '600',
+      ALERT_POLL_INTERVAL_MS: '100',
+      ALERT_MAX_AGE_MS: '2000',
+    });
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await receiver?.close();
+  });
+
+  it('marks its alerts failed, stops retrying them, and shows the subscription failing', async () => {
+    const secret = 'failing-receiver-secret-0123456789';
+    const sub = await api<Subscription & { failing: boolean }>(sys, 'POST', '/v1/alert-subscriptions', {
+      name: 'failing',
+      url: receiver.url('failing', secret),
+      secret,
+    });
+    expect(sub.status).toBe(201);
+    expect(sub.body.failing).toBe(false);
+    receiver.mode = 'fail';
+    const dev = await registerVehicle(sys, { pack: 'df-taxi' });
+    const t0 = Date.now() - 3_600_000;
+    const samples = Array.from({ length: 12 }, (_, i) => ({
+      deviceId: dev.identifier,
+      ts: new Date(t0 + i * 5000).toISOString(),
+      lat: -15.7942 + i * 0.0004,
+      lon: -47.8822,
+      speedKmh: 30,
+      passengers: 6,
+      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: 'trip-failing' },
+    }));
+    expect((await api(sys, 'POST', '/v1/telemetry', samples, dev.token)).status).toBe(200);
+    const failed = await until('the alert failed', async () => {
+      const log = await api<{ items: Delivery[] }>(sys, 'GET', `/v1/alert-subscriptions/${sub.body.id}/deliveries`);
+      return log.body.items.find((d) => d.status === 'failed');
+    });
+    expect(failed.attempts).toBeGreaterThanOrEqual(2);
+    expect(failed.lastResponseStatus).toBe(500);
+    const shown = await api<{ failing: boolean }>(sys, 'GET', `/v1/alert-subscriptions/${sub.body.id}`);
+    expect(shown.body.failing).toBe(true);
+    const requests = receiver.requests.length;
+    await sleep(1500);
+    expect(receiver.requests.length).toBe(requests); // not retried forever
+  });
+});
