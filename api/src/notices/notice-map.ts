@@ -24,7 +24,17 @@ export interface MapContent {
   places: MapPlace[];
   /** The stop, stand or zone the violation names (drawn highlighted). */
   involvedPlaceId: string | null;
-  legend: { trace: string; start: string; end: string; event: string; north: string; noTrace: string };
+  legend: {
+    trace: string;
+    start: string;
+    end: string;
+    event: string;
+    stop: string;
+    stand: string;
+    zone: string;
+    north: string;
+    noTrace: string;
+  };
 }
 
 /** The trace colour; tests look for it in the rendered page. Nothing else on the map uses red. */
@@ -278,5 +288,29 @@ export function drawEvidenceMap(doc: MapCanvas, frame: MapFrame, content: MapCon
         .circle(lx + 6, ly + 3, 4.5)
         .stroke('#111111'),
     content.legend.event,
+  );
+  item(
+    () =>
+      doc
+        .lineWidth(0.6)
+        .rect(lx + 3.5, ly + 0.5, 5, 5)
+        .fillAndStroke('#ffffff', '#444444'),
+    content.legend.stop,
+  );
+  item(
+    () =>
+      doc
+        .lineWidth(0.6)
+        .circle(lx + 6, ly + 3, 4)
+        .fillAndStroke('#d3e2f4', '#5b84b8'),
+    content.legend.stand,
+  );
+  item(
+    () =>
+      doc
+        .lineWidth(0.6)
+        .rect(lx + 1, ly - 1, 10, 8)
+        .fillAndStroke('#dde7d6', '#93a888'),
+    content.legend.zone,
   );
 }

@@ -46,7 +46,7 @@ export async function registerNoticeRoutes(
       code,
       verifyUrl: `${deps.publicUrl()}/v1/notices/${code}`,
       issuedAt,
-      issuedBy,
+      issuedBy: principal.kind === 'user' ? `${(await store.userName(issuedBy)) ?? ''} (${issuedBy})`.trim() : issuedBy,
     });
     const contentHash = createHash('sha256').update(pdf).digest('hex');
     await store.record({ code, violationId: id, contentHash, issuedAt, issuedBy });

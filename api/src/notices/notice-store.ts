@@ -130,6 +130,12 @@ export class NoticeStore {
     return places;
   }
 
+  /** The issuing officer's name, as the notice prints it (Belém Art. 55 V: the agent). */
+  async userName(userId: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ name: string }>('SELECT name FROM users WHERE id = $1', [userId]);
+    return rows[0]?.name;
+  }
+
   async record(n: Omit<IssuedNotice, 'plate' | 'issuedAt'> & { issuedAt: Date }): Promise<void> {
     await this.db.query(
       'INSERT INTO notices (code, violation_id, content_hash, issued_at, issued_by) VALUES ($1, $2, $3, $4, $5)',
