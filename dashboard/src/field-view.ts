@@ -98,7 +98,8 @@ export class FieldView {
   private fromGps = false;
   private watchId: number | null = null;
   private rows: Row[] = [];
-  private signature = '';
+  /** What the list shows, to skip redrawing it; null forces the next render. */
+  private signature: string | null = null;
   private frame = 0;
   private bannerTimer: number | undefined;
   private readonly status: HTMLElement;
@@ -412,7 +413,7 @@ export class FieldView {
 
   /** Fleet updates arrive many times a second: redraw at most once a frame, and only what changed. */
   private schedule(force: boolean): void {
-    if (force) this.signature = '';
+    if (force) this.signature = null;
     if (this.frame !== 0) return;
     this.frame = window.requestAnimationFrame(() => {
       this.frame = 0;

@@ -320,6 +320,34 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     expect(await banner.isHidden()).toBe(true);
   });
 
+  it('takes a city or a tapped point instead of the GPS fix', async () => {
+    await page.locator('.detail-back').click();
+    await page.locator('[data-city="belem"]').click();
+    await expect.poll(() => page.locator('.field-heading').textContent()).toBe('Nenhuma infração aberta a até 5 km.');
+    expect(await page.locator('.field-status').textContent()).toBe('Centro de Belém');
+
+    // Back to Brasília by tapping the map right on the taxi 1.5 km east: its violation is now the nearest.
+    await page.locator('[data-city="brasilia"]').click();
+    await page.locator('[data-action="pick"]').click();
+    expect(await page.locator('.field-status').textContent()).toBe(
+      'Toque no mapa para escolher o ponto de referência.',
+    );
+    await waitForIdleMap(page);
+    const target = east(1500);
+    const point = await page.evaluate(
+      (lngLat) => (globalThis as unknown as PageGlobals).vigia?.map.project(lngLat) ?? null,
+      [target.lon, target.lat] as [number, number],
+    );
+    const box = await page.locator('#map').boundingBox();
+    if (!point || !box) throw new Error('the map is not on the page');
+    await page.mouse.click(box.x + point.x, box.y + point.y);
+    await expect.poll(() => page.locator('.field-status').textContent()).toBe('Ponto escolhido no mapa');
+    await expect.poll(async () => (await rowIds())[0]).toBe(ids.middle);
+    const metres = Number(await page.locator('.field-row__distance').first().getAttribute('data-metres'));
+    // A tap is as good as a finger: within 150 m of the taxi at this zoom.
+    expect(metres).toBeLessThan(150);
+  });
+
   /** The whole phone screen, kept as a PNG and checked to be a drawn page rather than a blank one. */
   async function screenshot(name: string): Promise<void> {
     const png = await page.screenshot();
