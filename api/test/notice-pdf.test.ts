@@ -145,28 +145,8 @@ describe('enforcement notice PDF', () => {
     // …and the map: page 2 at 72 dpi, where a PDF point is a pixel.
     await run('pdftoppm', ['-png', '-r', '72', '-f', '2', '-l', '2', '-singlefile', file, join(dir, 'page2')]);
     const png = PNG.sync.read(await readFile(join(dir, 'page2.png')));
-    const [tr, tg, tb] = [1, 3, 5].map((i) => Number.parseInt(TRACE_COLOUR.slice(i, i + 2), 16)) as [
-      number,
-      number,
-      number,
-    ];
-    let tracePixels = 0;
-    let outsideFrame = 0;
-    for (let y = 0; y < png.height; y++) {
-      for (let x = 0; x < png.width; x++) {
-        const i = (y * png.width + x) * 4;
-        const close =
-          Math.abs((png.data[i] ?? 0) - tr) < 40 &&
-          Math.abs((png.data[i + 1] ?? 0) - tg) < 40 &&
-          Math.abs((png.data[i + 2] ?? 0) - tb) < 40;
-        if (!close) continue;
-        const inFrame =
-          x > MAP_FRAME.x && x < MAP_FRAME.x + MAP_FRAME.width && y > MAP_FRAME.y && y < MAP_FRAME.y + MAP_FRAME.height;
-        if (inFrame) tracePixels++;
-        else outsideFrame++;
-      }
-    }
-    console.log(`notice map: ${tracePixels} trace-coloured pixels inside the frame, ${outsideFrame} outside (legend)`);
+    const tracePixels = traceColouredInFrame(png);
+    console.log(`notice map: ${tracePixels} trace-coloured pixels inside the frame`);
     // 14 samples ~ 570 m fitted to a 430-pt frame: a line of several hundred pixels, 2.5 px wide.
     expect(tracePixels).toBeGreaterThan(300);
 
@@ -238,6 +218,49 @@ describe('enforcement notice PDF', () => {
     expect(rows).toEqual([{ issued_by: expect.stringMatching(/\S/), content_hash: sha256 }]);
   });
 
+  it('names the zone involved, and draws no trace when the tracker recorded none (near miss)', async () => {
+    const zone = await api<{ id: string }>(sys, 'POST', '/v1/zones', {
+      pack: 'df-taxi',
+      kind: 'airport',
+      name: 'Zona Aeroporto JK',
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-47.925, -15.875],
+            [-47.915, -15.875],
+            [-47.915, -15.865],
+            [-47.925, -15.865],
+            [-47.925, -15.875],
+          ],
+        ],
+      },
+    });
+    expect(zone.status).toBe(201);
+    const id = 'vio-notice-no-trace';
+    // A vehicle with no telemetry in the window: the evidence map has nothing to draw in red.
+    const { rows } = await sys.db.query<{ vehicle_id: string }>('SELECT vehicle_id FROM violations WHERE id = $1', [
+      violation.id,
+    ]);
+    await sys.db.query(
+      `INSERT INTO violations (id, event_key, rule_id, pack, legal_basis, description, description_en, vehicle_id,
+         started_at, lat, lon, place, confidence, evidence_from, evidence_to)
+       VALUES ($1, $1, 'DF_TEST_RULE', 'df-taxi', ARRAY['Art. 99'], 'teste', 'test', $2, now() - interval '30 days',
+         -15.87, -47.92, $3, 'suspected', now() - interval '30 days 1 hour', now() - interval '30 days')`,
+      [id, rows[0]?.vehicle_id, JSON.stringify({ id: zone.body.id, kind: 'zone', name: 'Zona Aeroporto JK' })],
+    );
+    const res = await download(id, sys.adminToken);
+    expect(res.status).toBe(200);
+    const file = join(dir, 'no-trace.pdf');
+    await writeFile(file, Buffer.from(await res.arrayBuffer()));
+    const text = words((await run('pdftotext', ['-layout', file, '-'])).stdout);
+    expect(text).toContain('Zona Aeroporto JK (zona)');
+    expect(text).toContain('-15.870000, -47.920000');
+    await run('pdftoppm', ['-png', '-r', '72', '-f', '2', '-l', '2', '-singlefile', file, join(dir, 'no-trace')]);
+    const png = PNG.sync.read(await readFile(join(dir, 'no-trace.png')));
+    expect(traceColouredInFrame(png)).toBe(0);
+  });
+
   it('is refused to an operator (403), and 404 for an unknown violation', async () => {
     const own = await download(violation.id, operatorToken);
     expect(own.status).toBe(403);
@@ -247,3 +270,25 @@ describe('enforcement notice PDF', () => {
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
   });
 });
+
+/** Pixels of the trace colour inside the map frame of a page rendered at 72 dpi (a point is a pixel). */
+function traceColouredInFrame(png: PNG): number {
+  const [tr, tg, tb] = [1, 3, 5].map((i) => Number.parseInt(TRACE_COLOUR.slice(i, i + 2), 16)) as [
+    number,
+    number,
+    number,
+  ];
+  let n = 0;
+  for (let y = MAP_FRAME.y + 1; y < MAP_FRAME.y + MAP_FRAME.height; y++) {
+    for (let x = MAP_FRAME.x + 1; x < MAP_FRAME.x + MAP_FRAME.width; x++) {
+      const i = (y * png.width + x) * 4;
+      if (
+        Math.abs((png.data[i] ?? 0) - tr) < 40 &&
+        Math.abs((png.data[i + 1] ?? 0) - tg) < 40 &&
+        Math.abs((png.data[i + 2] ?? 0) - tb) < 40
+      )
+        n++;
+    }
+  }
+  return n;
+}
