@@ -259,6 +259,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     const pdf = await fetch(`${sys.url}/v1/violations/${ids.middle}/notice.pdf`, {
       headers: { authorization: `Bearer ${sys.adminToken}` },
     });
+    console.log(`field view: notice.pdf answers ${pdf.status}; the Notify button is tested on that branch`);
     if (pdf.ok) {
       const [tab] = await Promise.all([
         context.waitForEvent('page'),
