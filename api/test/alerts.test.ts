@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startSystem } from '@vigia/api';
+import { ephemeralPorts } from '@vigia/core';
 import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffMs } from '../src/alerts/alert-worker.js';
@@ -570,6 +572,45 @@ describe('alert subscriptions and signed webhooks', () => {
       return s.body.failing === false && s.body.failingSince === null ? true : undefined;
     });
     await api(sys, 'DELETE', `/v1/alert-subscriptions/${sub.id}`);
+  });
+
+  it('with two API processes on one database, each alert is sent once', async () => {
+    const second = await startSystem(
+      {
+        ...ephemeralPorts(),
+        HOST: '127.0.0.1',
+        DATA_DIR: sys.config.DATA_DIR,
+        DEMO: 'off',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: sys.config.DATABASE_URL,
+        ADMIN_TOKEN: sys.adminToken,
+        ALERT_POLL_INTERVAL_MS: '20',
+      },
+      { ingest: false, api: true },
+    );
+    try {
+      const sub = await subscribe(sys.adminToken, {
+        name: 'Twice?',
+        url: receiver.url,
+        filter: { ruleIds: ['DF_TWO_PROCS'] },
+      });
+      const raised = [];
+      for (let i = 0; i < 40; i++) raised.push(await raise({ ruleId: 'DF_TWO_PROCS' }));
+      await waitFor('all 40 delivered', async () => {
+        const { rows } = await sys.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM alert_deliveries WHERE subscription_id = $1 AND status = 'delivered'`,
+          [sub.id],
+        );
+        return rows[0]?.n === 40 ? true : undefined;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      const ids = raised.flatMap((v) => receiver.forViolation(v.id).map((r) => r.body.id));
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+      await api(sys, 'DELETE', `/v1/alert-subscriptions/${sub.id}`);
+    } finally {
+      await second.close();
+    }
   });
 
   it('backs off exponentially with jitter, the first retry within 30 s', () => {
