@@ -178,7 +178,11 @@ export class FieldView {
     this.message = element('p', 'field-message');
     this.message.setAttribute('role', 'status');
     this.message.hidden = true;
-    this.actions.append(this.go, buttonRow, element('p', 'field-note', t.straightLine), this.message);
+    const frame = button('field-button field-button--small field-button--frame', t.showBoth, () => this.frameOpen());
+    frame.dataset.action = 'frame';
+    const note = element('div', 'field-note-row');
+    note.append(element('p', 'field-note', t.straightLine), frame);
+    this.actions.append(this.go, buttonRow, note, this.message);
 
     root.prepend(controls, this.banner);
     root.insertBefore(this.actions, detail);
@@ -337,6 +341,22 @@ export class FieldView {
     this.go.textContent = row
       ? `${t.goThere(distanceLabel(row.distanceM), compassLabel(row.bearingDeg))} · ${row.live ? t.livePosition : t.recordedPosition}`
       : '';
+  }
+
+  /** The detail frames the evidence; this frames the way there: the agent and the vehicle together. */
+  private frameOpen(): void {
+    const id = this.openViolationId();
+    const item = id === null ? undefined : this.options.violations.get(id);
+    const place = this.place;
+    const row = item && place ? this.rowFor(item, place) : null;
+    if (row === null || place === null) return;
+    this.options.map.fitBounds(
+      [
+        [Math.min(place.lon, row.target.lon), Math.min(place.lat, row.target.lat)],
+        [Math.max(place.lon, row.target.lon), Math.max(place.lat, row.target.lat)],
+      ],
+      { padding: 40, maxZoom: 17, duration: 0 },
+    );
   }
 
   private openViolationId(): string | null {

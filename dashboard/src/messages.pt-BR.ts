@@ -33,6 +33,7 @@ export const fieldMessages = {
     minutes < 1 ? 'agora' : minutes < 60 ? `há ${minutes} min` : `há ${Math.floor(minutes / 60)} h ${minutes % 60} min`,
   status: { open: 'Aberta', confirmed: 'Confirmada', dismissed: 'Descartada', notified: 'Notificada' },
   goThere: (distance: string, bearing: string) => `Ir até lá: ${distance} a ${bearing}`,
+  showBoth: 'Ver você e o veículo',
   straightLine: 'Linha reta no mapa, não é uma rota: siga pelas vias.',
   confirm: 'Confirmar',
   dismiss: 'Descartar',

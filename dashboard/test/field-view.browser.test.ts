@@ -238,7 +238,12 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     expect(await detail.locator('.legal-basis__article').allTextContents()).toEqual(['Art. 45 III', 'Art. 48 III']);
     expect(await page.locator('.field-go').textContent()).toBe('Ir até lá: 1,5 km a L · posição ao vivo');
     expect(await page.locator('.field-actions').isVisible()).toBe(true);
+    // The detail frames the evidence; one tap frames the way there, the agent and the vehicle.
+    await page.locator('[data-action="frame"]').click();
     await waitForIdleMap(page);
+    const way = await mapScreenshot(page, 'field-violation-map');
+    expect(countColour(way, hexToRgb(fieldColors.agent))).toBeGreaterThan(100);
+    expect(countColour(way, hexToRgb(fieldColors.line))).toBeGreaterThan(300);
     await screenshot('field-violation');
 
     // Confirm in one tap: the reason comes in a prompt.
