@@ -5,6 +5,7 @@ import { startSystem } from '@vigia/api';
 import { ephemeralPorts } from '@vigia/core';
 import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeAlertHistory } from '../src/alerts/alert-store.js';
 import { backoffMs } from '../src/alerts/alert-worker.js';
 import { api, startTestSystem, type TestSystem } from './support.js';
 
@@ -611,6 +612,48 @@ describe('alert subscriptions and signed webhooks', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('purges settled alerts past the retention, never a pending one', async () => {
+    const sub = await subscribe(sys.adminToken, {
+      name: 'Old',
+      url: receiver.url,
+      filter: { ruleIds: ['DF_OLD_RULE'] },
+    });
+    receiver.script = [500, 500, 500, 500, 500, 500, 500, 500];
+    const delivered = await raise({ ruleId: 'DF_OLD_RULE' });
+    await waitFor('a failed attempt', () => (receiver.forViolation(delivered.id).length >= 1 ? true : undefined));
+    receiver.script = [];
+    await waitFor('delivered', async () => ((await deliveries(sub.id))[0]?.status === 'delivered' ? true : undefined));
+    // A second alert still pending (written as the worker would, its next attempt a day ahead),
+    // and an event no subscription took.
+    const pending = await raise({ ruleId: 'DF_OTHER_OLD_RULE' });
+    await sys.db.query(
+      `WITH e AS (UPDATE alert_events SET fanned_out_at = now() WHERE violation_id = $1 RETURNING id, seq)
+       INSERT INTO alert_deliveries (id, event_id, event_seq, violation_id, subscription_id, next_attempt_at)
+       SELECT 'dlv_' || md5(e.id), e.id, e.seq, $1, $2, now() + interval '1 day' FROM e`,
+      [pending.id, sub.id],
+    );
+    const unmatched = await raise({ ruleId: 'DF_NOBODY_RULE' });
+    await waitFor('the unmatched event fanned out', async () => {
+      const { rows } = await sys.db.query(
+        'SELECT 1 FROM alert_events WHERE violation_id = $1 AND fanned_out_at IS NOT NULL',
+        [unmatched.id],
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    const ids = [delivered.id, pending.id, unmatched.id];
+    await sys.db.query(`UPDATE alert_events SET created_at = now() - interval '91 days' WHERE violation_id = ANY($1)`, [
+      ids,
+    ]);
+    expect(await purgeAlertHistory(sys.db, 90)).toBeGreaterThanOrEqual(2);
+    const { rows } = await sys.db.query<{ violation_id: string }>(
+      'SELECT violation_id FROM alert_events WHERE violation_id = ANY($1)',
+      [ids],
+    );
+    expect(rows.map((r) => r.violation_id)).toEqual([pending.id]);
+    expect((await deliveries(sub.id)).map((d) => d.status)).toEqual(['pending']);
+    await api(sys, 'DELETE', `/v1/alert-subscriptions/${sub.id}`);
   });
 
   it('backs off exponentially with jitter, the first retry within 30 s', () => {

@@ -135,6 +135,8 @@ export const configSchema = z.object({
   ALERT_BACKOFF_BASE_MS: z.coerce.number().int().positive().max(30_000).default(5_000),
   /** Alerts: the longest wait between two attempts of one alert, in milliseconds. */
   ALERT_BACKOFF_MAX_MS: positiveInt(600_000),
+  /** Alerts: delivered and failed alerts (and their events) are purged after this many days; 0 keeps all. */
+  ALERT_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
   /**
    * SMTP server alerts by e-mail go through, e.g. `smtp://user:pass@host:587` (STARTTLS when the
    * server offers it) or `smtps://user:pass@host:465` (TLS from the start); unset = no e-mail

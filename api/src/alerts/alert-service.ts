@@ -56,6 +56,7 @@ export async function registerAlerts(
         concurrencyPerReceiver: config.ALERT_CONCURRENCY_PER_RECEIVER,
         backoffBaseMs: config.ALERT_BACKOFF_BASE_MS,
         backoffMaxMs: config.ALERT_BACKOFF_MAX_MS,
+        retentionDays: config.ALERT_RETENTION_DAYS,
       });
       worker.start();
     },

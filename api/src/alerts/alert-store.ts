@@ -210,6 +210,10 @@ export class AlertStore {
 
   // ---- The worker's side ----
 
+  purge(days: number): Promise<number> {
+    return purgeAlertHistory(this.db, days);
+  }
+
   /**
    * Fans the oldest unfanned events out into deliveries, in one transaction: the events are
    * locked (SKIP LOCKED, so processes share the work), `match` picks the subscriptions of each,
@@ -329,6 +333,31 @@ export class AlertStore {
         subscriptionId,
       ]);
     });
+  }
+}
+
+/**
+ * Drops settled history older than `days`: delivered and failed deliveries, then the events left
+ * without a delivery. In bounded batches, so a first purge of a large backlog holds no long lock.
+ */
+export async function purgeAlertHistory(db: Queryable, days: number, batch = 5_000): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const { rowCount: deliveries } = await db.query(
+      `DELETE FROM alert_deliveries WHERE id IN (
+         SELECT d.id FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id
+         WHERE d.status <> 'pending' AND e.created_at < now() - ($1::int * interval '1 day') LIMIT $2)`,
+      [days, batch],
+    );
+    const { rowCount: events } = await db.query(
+      `DELETE FROM alert_events WHERE id IN (
+         SELECT e.id FROM alert_events e
+         WHERE e.fanned_out_at IS NOT NULL AND e.created_at < now() - ($1::int * interval '1 day')
+           AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.event_id = e.id) LIMIT $2)`,
+      [days, batch],
+    );
+    removed += events;
+    if (deliveries < batch && events < batch) return removed;
   }
 }
 

@@ -15,12 +15,16 @@ export interface AlertWorkerOptions {
   concurrencyPerReceiver: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /** ALERT_RETENTION_DAYS: settled alerts older than this are purged; 0 keeps all. */
+  retentionDays: number;
 }
 
 /** Events fanned out per transaction. */
 const FAN_OUT_BATCH = 200;
 /** A claimed attempt is held this long past its timeout before another process may take it. */
 const LEASE_MARGIN_MS = 5_000;
+/** How often each process purges settled alert history (idempotent: processes may overlap). */
+const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * The wait before retry n (1 = the first): exponential from the base, capped, with "full jitter"
@@ -43,6 +47,7 @@ export class AlertWorker {
   private tick: Promise<void> | undefined;
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
+  private lastPurge = 0;
 
   constructor(private readonly opts: AlertWorkerOptions) {}
 
@@ -71,6 +76,7 @@ export class AlertWorker {
         if (this.stopped) return;
       }
       await this.claimDue();
+      await this.purgeWhenDue();
     } finally {
       this.running = false;
     }
@@ -95,6 +101,14 @@ export class AlertWorker {
       const claimed = await store.claim(subscriptionId, free, timeoutMs + LEASE_MARGIN_MS);
       for (const delivery of claimed) this.launch(delivery);
     }
+  }
+
+  private async purgeWhenDue(): Promise<void> {
+    const { retentionDays, store, log } = this.opts;
+    if (retentionDays === 0 || Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    const removed = await store.purge(retentionDays);
+    if (removed > 0) log.info({ code: 'ALERT_HISTORY_PURGED', events: removed, retentionDays }, 'old alerts purged');
   }
 
   private launch(d: ClaimedDelivery): void {
