@@ -1,3 +1,5 @@
+import { takeHashParam } from './hash-params.js';
+
 const storageKey = 'vigia.apiToken';
 
 /**
@@ -6,14 +8,9 @@ const storageKey = 'vigia.apiToken';
  * or the browser history. Falls back to the token kept from an earlier visit.
  */
 export function takeTokenFromLocation(): string | null {
-  const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
-  const fromHash = params.get('token')?.trim();
+  const fromHash = takeHashParam('token');
   if (fromHash) {
     saveToken(fromHash);
-    params.delete('token');
-    const rest = params.toString();
-    const cleanUrl = `${window.location.pathname}${window.location.search}${rest ? `#${rest}` : ''}`;
-    window.history.replaceState(window.history.state, '', cleanUrl);
     return fromHash;
   }
   return loadToken();

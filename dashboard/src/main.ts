@@ -13,6 +13,7 @@ import { FieldLayer } from './field-layer.js';
 import { FieldView, isFieldRoute, mountFieldPanel } from './field-view.js';
 import { FleetPanel } from './fleet-panel.js';
 import { FleetStore } from './fleet-store.js';
+import { takeHashParam } from './hash-params.js';
 import { createMap, offlineStyleUrl, renderAreaNavigation } from './map-view.js';
 import { fieldMessages } from './messages.pt-BR.js';
 import { Notice } from './notice.js';
@@ -147,6 +148,9 @@ async function main(): Promise<void> {
     : null;
   openViolation = (id) => inspector.open(id);
   closeViolation = () => inspector.close();
+  // A link to one violation (`/#violation=<id>`, as alert e-mails carry) opens it.
+  const linked = takeHashParam('violation');
+  if (linked) inspector.open(linked);
   // One handler decides between opening and closing: the popup's own close-on-click would race a
   // click on another vehicle and close the popup just opened.
   map.on('click', (event) => {

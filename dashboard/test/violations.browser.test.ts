@@ -436,6 +436,21 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     await page.locator('select[name="status"]').selectOption('');
     await expect.poll(feedIds).toEqual([missedWhileOffline.id, raised.id, earlierTaxiViolationId]);
   });
+
+  it('opens the violation an address names (/#violation=<id>, as alert e-mails link), then drops it from the address', async () => {
+    const linked = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await linked.goto(`${sys.url}/#token=${sys.adminToken}&violation=${earlierTaxiViolationId}`);
+      const detail = linked.locator(
+        `#violation-detail .violation-detail[data-violation-id="${earlierTaxiViolationId}"]`,
+      );
+      await detail.waitFor({ timeout: 30_000 });
+      expect(await detail.textContent()).toContain('DF_BANDEIRA2_MISUSE');
+      expect(new URL(linked.url()).hash).not.toContain('violation');
+    } finally {
+      await linked.close();
+    }
+  });
 });
 
 /** The page coordinates of a map position, for the mouse. */
