@@ -42,9 +42,10 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
  */
 export class AlertWorker {
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
   private stopped = true;
-  private tick: Promise<void> | undefined;
+  /** The round in progress: one at a time per process, whoever starts it (the poll or a freed slot). */
+  private round: Promise<void> | undefined;
+  private again = false;
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
   private lastPurge = 0;
@@ -61,31 +62,46 @@ export class AlertWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.tick;
+    await this.round?.catch(() => undefined);
+    // Attempts launched by the last round included; each is bounded by the timeout.
     await Promise.allSettled([...this.attempts]);
   }
 
-  /** Runs one round now (tests; the poll loop calls it too). */
-  async runOnce(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      while (
-        (await this.opts.store.fanOut(FAN_OUT_BATCH, (e, subs) => subs.filter((s) => subscriptionMatches(s, e)))) > 0
-      ) {
-        if (this.stopped) return;
-      }
-      await this.claimDue();
-      await this.purgeWhenDue();
-    } finally {
-      this.running = false;
+  /**
+   * Runs a round now (the poll, and each attempt that ends and frees a slot). Asked during a
+   * round, another follows it, so a freed slot is refilled without waiting for the next poll.
+   */
+  runOnce(): Promise<void> {
+    if (this.round) {
+      this.again = true;
+      return this.round;
     }
+    this.round = this.runRound().finally(() => {
+      this.round = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        void this.runOnce().catch((err: unknown) =>
+          this.opts.log.warn({ err, code: 'ALERT_WORKER_FAILED' }, 'alert round failed'),
+        );
+      }
+    });
+    return this.round;
+  }
+
+  private async runRound(): Promise<void> {
+    while (
+      (await this.opts.store.fanOut(FAN_OUT_BATCH, (e, subs) => subs.filter((s) => subscriptionMatches(s, e)))) > 0
+    ) {
+      if (this.stopped) return;
+    }
+    await this.claimDue();
+    await this.purgeWhenDue();
   }
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.tick = this.runOnce()
+      this.runOnce()
         .catch((err: unknown) => this.opts.log.warn({ err, code: 'ALERT_WORKER_FAILED' }, 'alert round failed'))
         .finally(() => this.schedule(this.opts.pollIntervalMs));
     }, delayMs);
@@ -123,7 +139,11 @@ export class AlertWorker {
         else this.inFlight.delete(d.subscriptionId);
         this.attempts.delete(attempt);
         // A slot freed: the next alert of this receiver need not wait for the next poll.
-        if (!this.stopped) void this.runOnce().catch(() => undefined);
+        if (!this.stopped) {
+          void this.runOnce().catch((err: unknown) =>
+            this.opts.log.warn({ err, code: 'ALERT_WORKER_FAILED' }, 'alert round failed'),
+          );
+        }
       });
     this.attempts.add(attempt);
   }
