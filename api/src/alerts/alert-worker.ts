@@ -48,6 +48,8 @@ export class AlertWorker {
   private again = false;
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
+  /** Deliveries this process is attempting: a lease that ran out under a stalled database must not start a second attempt here. */
+  private readonly attempting = new Set<string>();
   private lastPurge = 0;
 
   constructor(private readonly opts: AlertWorkerOptions) {}
@@ -128,6 +130,8 @@ export class AlertWorker {
   }
 
   private launch(d: ClaimedDelivery): void {
+    if (this.attempting.has(d.id)) return;
+    this.attempting.add(d.id);
     this.inFlight.set(d.subscriptionId, (this.inFlight.get(d.subscriptionId) ?? 0) + 1);
     const attempt = this.attempt(d)
       .catch((err: unknown) =>
@@ -138,6 +142,7 @@ export class AlertWorker {
         if (left > 0) this.inFlight.set(d.subscriptionId, left);
         else this.inFlight.delete(d.subscriptionId);
         this.attempts.delete(attempt);
+        this.attempting.delete(d.id);
         // A slot freed: the next alert of this receiver need not wait for the next poll.
         if (!this.stopped) {
           void this.runOnce().catch((err: unknown) =>
