@@ -1,3 +1,4 @@
+import { LogLimiter } from '@vigia/core';
 import type { Logger } from 'pino';
 import type { AlertChannel, AlertMessage, AlertTarget, DeliveryResult } from './alert-channel.js';
 import { subscriptionMatches } from './alert-filter.js';
@@ -51,6 +52,7 @@ export class AlertWorker {
   /** Deliveries this process is attempting: a lease that ran out under a stalled database must not start a second attempt here. */
   private readonly attempting = new Set<string>();
   private lastPurge = 0;
+  private readonly logLimiter = new LogLimiter();
 
   constructor(private readonly opts: AlertWorkerOptions) {}
 
@@ -67,6 +69,7 @@ export class AlertWorker {
     await this.round?.catch(() => undefined);
     // Attempts launched by the last round included; each is bounded by the timeout.
     await Promise.allSettled([...this.attempts]);
+    this.logLimiter.flush();
   }
 
   /**
@@ -188,7 +191,9 @@ export class AlertWorker {
       { status: result.status, durationMs: result.durationMs, error: result.error ?? 'FAILED' },
       { giveUp, retryAt },
     );
-    log.info(
+    // A receiver down fails every alert it is sent, every few seconds: at most 20 lines a minute.
+    this.logLimiter.info(
+      log,
       {
         code: giveUp ? 'ALERT_FAILED' : 'ALERT_ATTEMPT_FAILED',
         deliveryId: d.id,
