@@ -94,6 +94,7 @@ interface Delivery {
   status: string;
   attempts: number;
   lastResponseStatus: number | null;
+  lastError: string | null;
   nextAttemptAt: string | null;
 }
 interface ErrorBody {
@@ -435,6 +436,50 @@ describe('alert subscriptions and signed webhooks', () => {
     ).toBe(404);
     expect((await api(sys, 'POST', '/v1/alert-deliveries/dlv_0123/redeliver')).status).toBe(404);
     await api(sys, 'DELETE', `/v1/alert-subscriptions/${sub.id}`);
+  });
+
+  it('follows no redirect and reads no answer: a 302 to another service is a failed attempt, the timeout too', async () => {
+    const target = new Receiver();
+    await target.start();
+    const redirector = createServer((_req, res) => res.writeHead(302, { location: target.url }).end('moved'));
+    const hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const moved = await subscribe(sys.adminToken, {
+        name: 'Moved',
+        url: at(redirector),
+        filter: { ruleIds: ['DF_MOVED_RULE'] },
+      });
+      const slow = await subscribe(sys.adminToken, {
+        name: 'Slow',
+        url: at(hanging),
+        filter: { ruleIds: ['DF_MOVED_RULE'] },
+      });
+      const started = Date.now();
+      await raise({ ruleId: 'DF_MOVED_RULE' });
+      const [redirected] = await waitFor('the redirected attempt', async () => {
+        const items = await deliveries(moved.id);
+        return items[0]?.lastResponseStatus === 302 ? items : undefined;
+      });
+      expect(redirected).toMatchObject({ status: 'pending', lastResponseStatus: 302 });
+      const [timedOut] = await waitFor('the timed-out attempt', async () => {
+        const items = await deliveries(slow.id);
+        return items[0]?.attempts && items[0].lastError ? items : undefined;
+      });
+      // ALERT_TIMEOUT_MS is 2 s here: the silent receiver fails the attempt then, with no status.
+      expect(timedOut).toMatchObject({ status: 'pending', lastResponseStatus: null, lastError: 'TIMEOUT' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+      expect(target.received).toHaveLength(0);
+      for (const s of [moved, slow]) await api(sys, 'DELETE', `/v1/alert-subscriptions/${s.id}`);
+    } finally {
+      redirector.closeAllConnections();
+      hanging.closeAllConnections();
+      await new Promise((r) => redirector.close(r));
+      await new Promise((r) => hanging.close(r));
+      await target.stop();
+    }
   });
 
   it('keeps the order per violation: a review waits for its raise to be delivered', async () => {
