@@ -92,6 +92,8 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 async function main(): Promise<void> {
+  if (SERVICES && !process.env.REDIS_URL)
+    throw new Error('BENCH_ALERT_MODE=services needs REDIS_URL (README: several processes)');
   const scratch = await createScratchDatabase('vigia_alert_bench');
   const receiver = await AlertReceiver.start();
   const env = {
