@@ -275,14 +275,25 @@ export class AlertStore {
    */
   async claim(subscriptionId: string, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.db.query<ClaimedDelivery>(
-      `WITH picked AS (
+      // The head of each violation's queue (one pass over the subscription's pending deliveries:
+      // an anti-join of the queue with itself is quadratic on a backlog), the due heads as
+      // candidates, then those rows locked by primary key (`= ANY(ARRAY(...))` keeps the plan an
+      // index lookup even before the table has statistics). The lease and status are checked
+      // again on the locked row, so a delivery another process has just claimed is not taken twice.
+      `WITH heads AS (
+         SELECT DISTINCT ON (q.violation_id) q.id, q.violation_id, q.event_seq, q.next_attempt_at, q.leased_until
+         FROM alert_deliveries q WHERE q.subscription_id = $1 AND q.status = 'pending'
+         ORDER BY q.violation_id, q.event_seq
+       ), due AS (
+         SELECT h.id FROM heads h
+         WHERE h.next_attempt_at <= now() AND (h.leased_until IS NULL OR h.leased_until <= now())
+           AND NOT EXISTS (SELECT 1 FROM alert_events u WHERE u.violation_id = h.violation_id
+             AND u.fanned_out_at IS NULL AND u.seq < h.event_seq)
+         ORDER BY h.event_seq LIMIT $2 + 16
+       ), picked AS (
          SELECT d.id FROM alert_deliveries d
-         WHERE d.subscription_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
+         WHERE d.id = ANY(ARRAY(SELECT id FROM due)) AND d.status = 'pending' AND d.next_attempt_at <= now()
            AND (d.leased_until IS NULL OR d.leased_until <= now())
-           AND NOT EXISTS (SELECT 1 FROM alert_deliveries o WHERE o.subscription_id = d.subscription_id
-             AND o.violation_id = d.violation_id AND o.status = 'pending' AND o.event_seq < d.event_seq)
-           AND NOT EXISTS (SELECT 1 FROM alert_events u WHERE u.violation_id = d.violation_id
-             AND u.fanned_out_at IS NULL AND u.seq < d.event_seq)
          ORDER BY d.event_seq LIMIT $2 FOR UPDATE SKIP LOCKED
        )
        UPDATE alert_deliveries d SET attempts = d.attempts + 1, last_attempt_at = now(),
