@@ -34,6 +34,17 @@ export class ApiError extends Error {
   }
 }
 
+/** What the dashboard reads of an alert subscription (GET /v1/alert-subscriptions). */
+export interface AlertSubscriptionItem {
+  id: string;
+  name: string;
+  url: string | null;
+  email: string | null;
+  /** Its alerts have failed, with nothing delivered since, for the whole retry window (ALERT_MAX_AGE_MS). */
+  failing: boolean;
+  failingSince: string | null;
+}
+
 const requestTimeoutMs = 15_000;
 /** The export streams every matching row (up to 100 000): far longer than any page. */
 const exportTimeoutMs = 120_000;
@@ -109,6 +120,13 @@ export class ApiClient {
       exportTimeoutMs,
     );
     return response.blob();
+  }
+
+  /** The caller's alert subscriptions (admin, regulator, enforcement); other roles get a 403 ApiError. */
+  async listAlertSubscriptions(): Promise<AlertSubscriptionItem[]> {
+    // One page holds them all: the API answers every subscription the caller sees, with `next: null`.
+    const page = await this.getJson<Page<AlertSubscriptionItem>>('/v1/alert-subscriptions');
+    return page.items;
   }
 
   getStop(id: string): Promise<StopItem> {

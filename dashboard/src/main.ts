@@ -1,12 +1,13 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import type { PointLike } from 'maplibre-gl';
 import './styles.css';
+import { AlertStatusPanel } from './alert-status-panel.js';
 import { type ApiClient, fetchDashboardConfig } from './api-client.js';
 import type { DashboardConfig, ViolationFilters } from './api-types.js';
 import { takeTokenFromLocation } from './auth-token.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { installDebugHandle } from './debug-handle.js';
-import { requireElement } from './dom.js';
+import { element, requireElement } from './dom.js';
 import { EvidenceLayer } from './evidence-layer.js';
 import { FieldAlerts } from './field-alerts.js';
 import { FieldLayer } from './field-layer.js';
@@ -103,6 +104,17 @@ async function main(): Promise<void> {
   });
   // The fleet loads while the style and its tiles do; the layer reads whatever has arrived by then.
   const started = session.start(token);
+  // Below the fleet in its side panel (desk layout only): which alert receivers are failing.
+  if (field === null) {
+    const alertSection = element('section', 'alert-status');
+    alertSection.id = 'alert-status';
+    requireElement('#fleet-panel', HTMLElement).append(alertSection);
+    const alertStatus = new AlertStatusPanel(alertSection, {
+      client: () => sync.client,
+      onUnauthorized: () => session?.recheckToken(),
+    });
+    void started.then(() => alertStatus.refresh());
+  }
 
   await loaded;
   const layer = new VehicleLayer(map, store);

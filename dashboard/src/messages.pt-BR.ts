@@ -54,5 +54,13 @@ export const fieldMessages = {
   unknownPlate: 'sem placa',
 } as const;
 
+/** The desk layout's alert-subscription status section. */
+export const alertStatusMessages = {
+  heading: 'Alertas',
+  failingSince: (when: string) => `Falhando desde ${when}`,
+  failingHint: 'Os alertas para este destino falharam durante toda a janela de novas tentativas.',
+  healthy: 'Ativo',
+} as const;
+
 /** Compass points as Brazilian maps write them (L for leste, O for oeste). */
 export const compassPoints = ['N', 'NE', 'L', 'SE', 'S', 'SO', 'O', 'NO'] as const;
