@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertMessage, AlertTarget } from '../src/alerts/alert-channel.js';
 import { EmailChannel } from '../src/alerts/email-channel.js';
-import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+import { api, overCapacityRide, registerVehicle, startTestSystem, type TestSystem } from './support.js';
 
 /** One message as the SMTP server received it. */
 interface Received {
@@ -312,15 +312,7 @@ describe('e-mail alerts end to end: a raised violation reaches a subscribed mail
     // A DF taxi carrying 6 passengers in 4 seats for a minute, an hour ago: DF_OVER_CAPACITY.
     const dev = await registerVehicle(sys, { pack: 'df-taxi' });
     const t0 = Date.now() - 3_600_000;
-    const samples = Array.from({ length: 12 }, (_, i) => ({
-      deviceId: dev.identifier,
-      ts: new Date(t0 + i * 5000).toISOString(),
-      lat: -15.7942 + i * 0.0004,
-      lon: -47.8822,
-      speedKmh: 30,
-      passengers: 6,
-      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: `trip-${dev.vehicleId}` },
-    }));
+    const samples = overCapacityRide(dev.identifier, t0, `trip-${dev.vehicleId}`);
     const sent = await api<{ accepted: number }>(sys, 'POST', '/v1/telemetry', samples, dev.token);
     expect(sent.body.accepted).toBe(samples.length);
     const violation = await until('the violation', async () => {
@@ -372,15 +364,7 @@ describe('e-mail alerts end to end: a raised violation reaches a subscribed mail
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     const dev = await registerVehicle(sys, { pack: 'df-taxi' });
     const t0 = Date.now() - 1_800_000;
-    const samples = Array.from({ length: 12 }, (_, i) => ({
-      deviceId: dev.identifier,
-      ts: new Date(t0 + i * 5000).toISOString(),
-      lat: -15.7942 + i * 0.0004,
-      lon: -47.8822,
-      speedKmh: 30,
-      passengers: 6,
-      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: `trip-${dev.vehicleId}` },
-    }));
+    const samples = overCapacityRide(dev.identifier, t0, `trip-${dev.vehicleId}`);
     await api(sys, 'POST', '/v1/telemetry', samples, dev.token);
     const attempt = await until('a failed attempt', async () => {
       const res = await api<{

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertReceiver, type ReceivedAlert, verifySignature } from '../src/bench/alert-receiver.js';
-import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+import { api, overCapacityRide, registerVehicle, startTestSystem, type TestSystem } from './support.js';
 
 /**
  * API.md "Alerts to enforcement: signed webhooks (v1.1)", end to end: violations raised by real
@@ -94,15 +94,7 @@ describe('alerts: signed webhooks to a receiver started by the test', () => {
     const dev = await registerVehicle(sys, { pack: 'df-taxi', ...opts });
     const t0 = clock;
     clock += 300_000;
-    const samples = Array.from({ length: 12 }, (_, i) => ({
-      deviceId: dev.identifier,
-      ts: new Date(t0 + i * 5000).toISOString(),
-      lat: -15.7942 + i * 0.0004,
-      lon: -47.8822,
-      speedKmh: 30,
-      passengers: 6,
-      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: `trip-${dev.vehicleId}` },
-    }));
+    const samples = overCapacityRide(dev.identifier, t0, `trip-${dev.vehicleId}`);
     const sent = await api<{ accepted: number }>(sys, 'POST', '/v1/telemetry', samples, dev.token);
     expect(sent.body.accepted).toBe(samples.length);
     const violationId = await until('the violation', async () => {
@@ -395,15 +387,7 @@ describe('alerts: a receiver that keeps failing for the whole retry window', () 
     receiver.mode = 'fail';
     const dev = await registerVehicle(sys, { pack: 'df-taxi' });
     const t0 = Date.now() - 3_600_000;
-    const samples = Array.from({ length: 12 }, (_, i) => ({
-      deviceId: dev.identifier,
-      ts: new Date(t0 + i * 5000).toISOString(),
-      lat: -15.7942 + i * 0.0004,
-      lon: -47.8822,
-      speedKmh: 30,
-      passengers: 6,
-      meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: 'trip-failing' },
-    }));
+    const samples = overCapacityRide(dev.identifier, t0, 'trip-failing');
     expect((await api(sys, 'POST', '/v1/telemetry', samples, dev.token)).status).toBe(200);
     const failed = await until('the alert failed', async () => {
       const log = await api<{ items: Delivery[] }>(sys, 'GET', `/v1/alert-subscriptions/${sub.body.id}/deliveries`);

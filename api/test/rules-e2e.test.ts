@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LiveViolation } from '@vigia/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+import { api, overCapacityRide, registerVehicle, startTestSystem, type TestSystem } from './support.js';
 
 interface Violation {
   id: string;
@@ -88,15 +88,7 @@ describe('rule pack settings from RULES_CONFIG_FILE', () => {
     try {
       const dev = await registerVehicle(sys, { pack: 'df-taxi' });
       const t0 = Math.ceil(Date.now() / 1000) * 1000 + 1000;
-      const samples = Array.from({ length: 12 }, (_, i) => ({
-        deviceId: dev.identifier,
-        ts: new Date(t0 + i * 5000).toISOString(),
-        lat: -15.7942 + i * 0.0004,
-        lon: -47.8822,
-        speedKmh: 30,
-        passengers: 6,
-        meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId: 'trip-off' },
-      }));
+      const samples = overCapacityRide(dev.identifier, t0, 'trip-off');
       expect((await api(sys, 'POST', '/v1/telemetry', samples, dev.token)).status).toBe(200);
       await new Promise((r) => setTimeout(r, 500));
       const list = await api<{ items: Violation[] }>(

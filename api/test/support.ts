@@ -118,3 +118,19 @@ export async function registerVehicle(
   if (device.status !== 201) throw new Error(`device: ${JSON.stringify(device.body)}`);
   return { vehicleId: vehicle.body.id, deviceId: device.body.id, identifier, token: device.body.token, operatorId };
 }
+
+/**
+ * One minute of a DF taxi ride from `t0` with 6 passengers in its 4 seats, a sample every 5 s:
+ * the telemetry that raises a DF_OVER_CAPACITY violation.
+ */
+export function overCapacityRide(identifier: string, t0: number, tripId: string) {
+  return Array.from({ length: 12 }, (_, i) => ({
+    deviceId: identifier,
+    ts: new Date(t0 + i * 5000).toISOString(),
+    lat: -15.7942 + i * 0.0004,
+    lon: -47.8822,
+    speedKmh: 30,
+    passengers: 6,
+    meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId },
+  }));
+}
