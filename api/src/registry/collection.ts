@@ -23,6 +23,11 @@ export interface CollectionSpec<S extends z.ZodObject> {
   columns: Record<Exclude<keyof z.output<S>, 'id'> & string, string>;
   /** Query parameter → column, equality filters of `GET /v1/<name>`. */
   filters: Record<string, string>;
+  /**
+   * The column `q=` searches: a case- and accent-insensitive substring (a dispatcher types
+   * "rodoviaria" for "Rodoviária"). Without it `q` is an unknown parameter and ignored.
+   */
+  search?: string;
   access: Access;
   /**
    * How operator-scoped roles (operator, dispatcher) read the collection: `{ column }` holds the
@@ -169,6 +174,11 @@ export class CollectionStore<S extends z.ZodObject> {
       if (value === undefined || value === '') continue;
       params.push(value);
       where.push(`t.${column}::text = $${params.length}`);
+    }
+    const q = query.q?.trim();
+    if (this.spec.search && q) {
+      params.push(`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where.push(`${foldAccents(`t.${this.spec.search}`)} ILIKE ${foldAccents(`$${params.length}`)}`);
     }
     if (page.cursor) {
       params.push(unbase64url(page.cursor));
@@ -397,4 +407,14 @@ export class CollectionStore<S extends z.ZodObject> {
     const [row] = await this.fetch(this.db, [id]);
     return { row: row!, token };
   }
+}
+
+/**
+ * Portuguese accents folded to their base letter in SQL: `unaccent` is an extension that neither
+ * every managed PostgreSQL nor PGlite has, and ILIKE folds only the case.
+ */
+const accented = 'ÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇáàâãäéèêëíìîïóòôõöúùûüç';
+const unaccented = 'AAAAAEEEEIIIIOOOOOUUUUCaaaaaeeeeiiiiooooouuuuc';
+function foldAccents(expression: string): string {
+  return `translate(${expression}, '${accented}', '${unaccented}')`;
 }

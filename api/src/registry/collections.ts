@@ -133,6 +133,7 @@ export const stopsSpec: CollectionSpec<typeof stopCreateSchema> = {
   createSchema: stopCreateSchema,
   columns: { name: 'name', lat: 'lat', lon: 'lon', source: 'source' },
   filters: { source: 'source' },
+  search: 'name',
   access: referenceAccess,
   scope: 'shared',
 };
@@ -153,6 +154,7 @@ export const standsSpec: CollectionSpec<typeof standCreateSchema> = {
     holderOperatorIds: 'holder_operator_ids',
   },
   filters: { pack: 'pack', kind: 'kind' },
+  search: 'name',
   access: referenceAccess,
   scope: 'shared',
 };
