@@ -31,7 +31,9 @@ export function createTokenResolver(opts: {
     if (tokensEqual(token, opts.adminToken)) return { kind: 'admin' };
     const hash = hashToken(token);
     const device = await opts.devices.byTokenHash(hash);
-    if (device) return { kind: 'device', deviceId: device.deviceId, identifier: device.identifier };
+    if (device) {
+      return { kind: 'device', deviceId: device.deviceId, identifier: device.identifier, vehicleId: device.vehicleId };
+    }
     const now = Date.now();
     const startedIn = generation;
     const hit = users.get(hash, now);

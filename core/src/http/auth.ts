@@ -4,10 +4,10 @@ import { AppError } from '../errors.js';
 export const roles = ['regulator', 'enforcement', 'dispatcher', 'operator'] as const;
 export type Role = (typeof roles)[number];
 
-/** Who is calling. A device token may only send for its own device. */
+/** Who is calling. A device token may only send for its own device (and answer its vehicle's offers). */
 export type Principal =
   | { kind: 'admin' }
-  | { kind: 'device'; deviceId: string; identifier: string }
+  | { kind: 'device'; deviceId: string; identifier: string; vehicleId: string }
   | { kind: 'user'; userId: string; role: Role; operatorIds: string[] };
 
 /**
