@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type FleetUpdate, InProcessBus } from '@vigia/core';
+import { migrate, openPglite } from '@vigia/db';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { LiveFleetIndex } from '../src/dispatch/live-fleet-index.js';
+
+const NOW = Date.parse('2026-03-02T15:00:00Z');
+const PICKUP = { lat: -15.7942, lon: -47.8822 };
+
+function update(vehicleId: string, northM: number, fields: Partial<FleetUpdate> = {}): FleetUpdate {
+  return {
+    vehicleId,
+    plate: `P-${vehicleId}`,
+    operatorId: 'coop',
+    pack: 'df-taxi',
+    serviceType: 'taxi',
+    ts: new Date(NOW - 5_000).toISOString(),
+    lat: PICKUP.lat + northM / 111_195,
+    lon: PICKUP.lon,
+    speedKmh: 0,
+    headingDeg: null,
+    meterState: 'free',
+    tariff: null,
+    passengers: null,
+    doorOpen: null,
+    ignition: true,
+    ...fields,
+  };
+}
+
+const ids = (index: LiveFleetIndex, opts: { limit?: number; vehicleIds?: Set<string> } = {}) =>
+  index
+    .nearestFree(PICKUP, { limit: opts.limit ?? 10, maxDistanceM: 5_000, vehicleIds: opts.vehicleIds, nowMs: NOW })
+    .map((t) => t.vehicleId);
+
+describe('live fleet index', () => {
+  it('returns the nearest free online taxis in order, never hired, offline, other services or others’ vehicles', () => {
+    const index = new LiveFleetIndex({ offlineAfterS: 120, maxIndexAgeMs: 0, now: () => NOW });
+    index.apply([
+      update('far', 3_000),
+      update('near', 200),
+      update('mid', 900),
+      update('no-meter', 1_500, { meterState: null }),
+      update('hired', 100, { meterState: 'hired' }),
+      update('off-duty', 150, { meterState: 'off' }),
+      update('offline', 120, { ts: new Date(NOW - 121_000).toISOString() }),
+      update('bus', 50, { serviceType: 'fretamento-continuo' }),
+      update('too-far', 6_000),
+    ]);
+    expect(ids(index)).toEqual(['near', 'mid', 'no-meter', 'far']);
+    expect(ids(index, { limit: 2 })).toEqual(['near', 'mid']);
+    expect(ids(index, { vehicleIds: new Set(['far', 'mid', 'hired']) })).toEqual(['mid', 'far']);
+    expect(index.get('hired')?.meterState).toBe('hired');
+    expect(index.get('bus')).toBeUndefined();
+  });
+
+  it('drops a taxi from the candidates on the fleet update that makes it hired, and takes it back when free', () => {
+    // A stale index (never rebuilt within the test) still judges every hit by the taxi's current state.
+    let now = NOW;
+    const index = new LiveFleetIndex({ offlineAfterS: 120, maxIndexAgeMs: 60_000, now: () => now });
+    index.apply([update('a', 100), update('b', 400)]);
+    expect(ids(index)).toEqual(['a', 'b']);
+    index.apply([update('a', 100, { meterState: 'hired', ts: new Date(NOW - 1_000).toISOString() })]);
+    expect(ids(index)).toEqual(['b']);
+    // An older sample arriving late does not undo the newer state.
+    index.apply([update('a', 100, { ts: new Date(NOW - 3_000).toISOString() })]);
+    expect(ids(index)).toEqual(['b']);
+    // Free again: in the candidates once the index is rebuilt, at most maxIndexAgeMs later.
+    index.apply([update('a', 100, { ts: new Date(NOW).toISOString() })]);
+    now = NOW + 60_000;
+    expect(index.nearestFree(PICKUP, { limit: 5, maxDistanceM: 5_000, nowMs: NOW }).map((t) => t.vehicleId)).toEqual([
+      'a',
+      'b',
+    ]);
+  });
+
+  it('loads the taxis of vehicle_live at start (PGlite), then follows the bus', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vigia-live-index-'));
+    const db = await openPglite(join(dir, 'pg'));
+    const bus = new InProcessBus();
+    try {
+      await migrate(db, pino({ level: 'silent' }));
+      const now = Date.now();
+      await db.exec(`
+        INSERT INTO operators (id, name, pack) VALUES ('coop', 'Cooperativa', 'df-taxi');
+        INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id, retired_at)
+          VALUES ('t-free', 'JKL1A23', 'df-taxi', 'taxi', 4, 'coop', NULL),
+                 ('t-hired', 'JKL2B34', 'df-taxi', 'taxi', 4, 'coop', NULL),
+                 ('t-retired', 'JKL3C45', 'df-taxi', 'taxi', 4, 'coop', now()),
+                 ('bus', 'JKL4D56', 'df-taxi', 'fretamento-eventual', 40, 'coop', NULL);`);
+      for (const [id, northM, meter] of [
+        ['t-free', 500, 'free'],
+        ['t-hired', 100, 'hired'],
+        ['t-retired', 50, 'free'],
+        ['bus', 20, null],
+      ] as const) {
+        await db.query(
+          `INSERT INTO vehicle_live (vehicle_id, device_id, ts, lat, lon, meter_state) VALUES ($1, $1, $2, $3, $4, $5)`,
+          [id, new Date(now - 10_000), PICKUP.lat + northM / 111_195, PICKUP.lon, meter],
+        );
+      }
+      const index = await LiveFleetIndex.start(db, bus, { offlineAfterS: 120, maxIndexAgeMs: 0 });
+      const near = () => index.nearestFree(PICKUP, { limit: 10, maxDistanceM: 5_000 }).map((t) => t.vehicleId);
+      expect(near()).toEqual(['t-free']);
+      expect(index.get('t-hired')?.meterState).toBe('hired');
+      expect(index.get('bus')).toBeUndefined();
+      await bus.publish({
+        type: 'fleet',
+        updates: [update('t-hired', 100, { meterState: 'free', ts: new Date(now).toISOString() })],
+      });
+      await new Promise((r) => setTimeout(r, 10));
+      expect(near()).toEqual(['t-hired', 't-free']);
+      index.stop();
+    } finally {
+      await bus.close();
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
