@@ -17,6 +17,18 @@ export interface VehicleRules {
   peekClose(info: CloseInfo): Finding[];
 }
 
+/**
+ * A stand's legal queue as the pack's stand board now sees it, first in line first (dispatch
+ * reads it: issue 10, one source of truth with the queue-jump rule). `asOfMs` is the pack's
+ * event-time watermark when it was taken.
+ */
+export interface StandQueueChange {
+  readonly standId: string;
+  readonly pack: Pack;
+  readonly asOfMs: number;
+  readonly items: readonly { readonly vehicleId: string; readonly enteredMs: number }[];
+}
+
 /** What the engine needs from a pack; each pack module builds one from its parsed configuration. */
 export interface PackRuntime {
   readonly pack: Pack;
@@ -42,6 +54,8 @@ export interface PackRuntime {
   vehicleGone(vehicleId: string): Finding[];
   /** What `vehicleGone` would finish, keeping the state (a provisional close). */
   peekGone(vehicleId: string): Finding[];
+  /** The stand queues that changed since the last call (packs with stands; none elsewhere). */
+  standQueueChanges?(): StandQueueChange[];
   /** Judge a radio dispatch record (Belém); other packs return nothing. */
   dispatch(record: DispatchRecord, registry: RegistryView): Finding[];
   /** Recidivism and escalation under the pack's own article (see penalties/recidivism.ts). */

@@ -15,7 +15,7 @@ import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.j
 import type { Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
 import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
-import type { PackRuntime, VehicleRules } from './pack-runtime.js';
+import type { PackRuntime, StandQueueChange, VehicleRules } from './pack-runtime.js';
 import type { CloseInfo, Finding } from './rule.js';
 import type { SampleFacts } from './sample-facts.js';
 
@@ -291,6 +291,17 @@ export class RuleEngine {
       }
     }
     return events;
+  }
+
+  /**
+   * The stand queues that changed since the last call, across the packs, each as its stand board
+   * sees it now (the legal queue: present, of the queue, waiting for hire, first in line first).
+   * The pipeline stores them for dispatch after each batch.
+   */
+  standQueueChanges(): StandQueueChange[] {
+    const changes: StandQueueChange[] = [];
+    for (const runtime of this.runtimes.values()) changes.push(...(runtime.standQueueChanges?.() ?? []));
+    return changes;
   }
 
   /** Recidivism and escalation of a violation given the earlier ones (the store supplies them). */

@@ -4,7 +4,7 @@ export { belemOtherRules, belemRules, createBelemTaxiPack } from './belem-taxi/p
 export { belemVehicleAge } from './belem-taxi/rules/vehicle-rules.js';
 export { type FareModel, recomputeFare } from './common/overcharge-rule.js';
 export { type LimitInForce, limitInForce, type SpeedSettings, toleratedKmh } from './common/speeding-rule.js';
-export { decideOverflow, decideQueueJump, type StandMemberSnapshot } from './common/stand-queue.js';
+export { decideOverflow, decideQueueJump, legalQueue, type StandMemberSnapshot } from './common/stand-queue.js';
 export * from './config-docs.js';
 export { type DfTimeJustification, dfBandeira2Time } from './df-taxi/bandeira2-hours.js';
 export { type DfConfig, type DfConfigInput, dfConfigSchema } from './df-taxi/config.js';

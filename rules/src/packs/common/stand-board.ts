@@ -4,7 +4,14 @@ import type { StandRecord } from '../../registry/records.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import type { StandPresenceConfig } from './stand-config.js';
 import type { BridgedGap, StandSignal } from './stand-presence.js';
-import { decideOverflow, decideQueueJump, type StandMemberSnapshot, snapshotValue } from './stand-queue.js';
+import {
+  byEntryOrder,
+  decideOverflow,
+  decideQueueJump,
+  legalQueue,
+  type StandMemberSnapshot,
+  snapshotValue,
+} from './stand-queue.js';
 
 /**
  * The shared state of a pack's taxi stands: which taxi was where, when, with its meter in which
@@ -123,9 +130,6 @@ function waitingSince(interval: Interval, ms: number): number | null {
   return since;
 }
 
-const byEntry = (a: Interval, b: Interval): number =>
-  a.enteredMs - b.enteredMs || (a.vehicleId < b.vehicleId ? -1 : a.vehicleId > b.vehicleId ? 1 : 0);
-
 export class StandBoard {
   private readonly byStand = new Map<string, Interval[]>();
   /** Recent presences per vehicle (to place a hire). */
@@ -146,6 +150,10 @@ export class StandBoard {
   /** Shutdown: decide everything up to this instant, ready or not. */
   private forcedMs = Number.NEGATIVE_INFINITY;
   private prunedAtMs = Number.NEGATIVE_INFINITY;
+  /** Stands where a taxi arrived, left, was hired or changed its meter since `takeQueueChanges`. */
+  private readonly queueDirty = new Set<string>();
+  /** Per stand, the queue last handed out by `takeQueueChanges` (vehicle@entry, in order). */
+  private readonly reportedQueues = new Map<string, string>();
 
   constructor(
     private readonly config: StandPresenceConfig,
@@ -249,6 +257,7 @@ export class StandBoard {
       }
     }
 
+    for (const standId of changed) this.queueDirty.add(standId);
     if (this.due()) this.resolve(findings);
     else if (this.dueAt(touched)) this.resolve(findings, touched);
     else this.prune();
@@ -268,6 +277,7 @@ export class StandBoard {
       if (interval.vehicleId !== vehicleId) continue;
       interval.leftMs = interval.lastInsideMs;
       this.open.delete(key);
+      this.queueDirty.add(interval.stand.id);
       this.endStreak(interval, findings);
     }
     return findings;
@@ -295,6 +305,35 @@ export class StandBoard {
     const findings: Finding[] = [];
     this.resolve(findings);
     return findings;
+  }
+
+  /**
+   * The stand's legal queue as the board knows it now (the latest data of each taxi at it): the
+   * taxis still there, of the queue, waiting for hire (`legalQueue`, the predicate the queue-jump
+   * decision uses), first in line first. A taxi with no meter data that took a passenger since
+   * it began waiting is no longer waiting.
+   */
+  queue(standId: string): { vehicleId: string; enteredMs: number }[] {
+    const members = (this.byStand.get(standId) ?? []).filter((i) => i.leftMs === null).map(currentMember);
+    return legalQueue(members).map((m) => ({ vehicleId: m.vehicleId, enteredMs: m.enteredMs }));
+  }
+
+  /**
+   * The queues that changed since the last call, each as it stands now; `asOfMs` is the pack's
+   * event-time watermark. A stand is reported once with an empty queue when it empties (and on
+   * its first change, so a queue stored by an earlier run of the process is overwritten).
+   */
+  takeQueueChanges(): { standId: string; asOfMs: number; items: { vehicleId: string; enteredMs: number }[] }[] {
+    const out: { standId: string; asOfMs: number; items: { vehicleId: string; enteredMs: number }[] }[] = [];
+    for (const standId of this.queueDirty) {
+      const items = this.queue(standId);
+      const key = items.map((i) => `${i.vehicleId}@${i.enteredMs}`).join(',');
+      if (this.reportedQueues.get(standId) === key) continue;
+      this.reportedQueues.set(standId, key);
+      out.push({ standId, asOfMs: this.watermarkMs, items });
+    }
+    this.queueDirty.clear();
+    return out;
   }
 
   /** Open presences per stand (for tests and the dashboard). */
@@ -388,7 +427,7 @@ export class StandBoard {
     const bound = c.kind === 'jump' ? c.atMs : c.sinceMs;
     return (this.byStand.get(c.subject.stand.id) ?? [])
       .filter((i) => i.vehicleId !== c.subject.vehicleId && i.enteredMs <= bound)
-      .sort(byEntry);
+      .sort(byEntryOrder);
   }
 
   private ready(c: StandCase): boolean {
@@ -608,6 +647,28 @@ export class StandBoard {
     }
     for (const [vehicleId, seen] of this.lastSeen) if (seen < horizon) this.lastSeen.delete(vehicleId);
   }
+}
+
+/** An open presence as of the taxi's latest data at the stand (for the legal queue now). */
+function currentMember(interval: Interval): StandMemberSnapshot {
+  let since: number | null = null;
+  for (const [at, state] of interval.meterLog) {
+    if (!isWaitingMeter(state)) since = null;
+    else since ??= at;
+  }
+  const meter = interval.meterLog[interval.meterLog.length - 1]?.[1] ?? null;
+  // Hired (meter, or a passenger boarding with no meter data) since it began waiting: not waiting.
+  const waitingFrom = since;
+  const hired = waitingFrom === null || interval.hires.some((h) => h.atMs >= waitingFrom);
+  return {
+    vehicleId: interval.vehicleId,
+    enteredMs: interval.enteredMs,
+    presentAtT: true,
+    meterAtT: meter,
+    lastInsideMs: interval.lastInsideMs,
+    ...(interval.entitled ? {} : { inQueue: false }),
+    ...(hired ? { hiredOrLeftAtSameTime: true } : {}),
+  };
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

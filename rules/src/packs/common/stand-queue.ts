@@ -35,12 +35,31 @@ export interface StandMemberSnapshot {
   readonly inferred?: boolean;
 }
 
-/** A taxi of the queue waiting for a passenger: meter free, or unknown (then only a suspicion). */
-const waitingForHire = (m: StandMemberSnapshot): boolean =>
+/**
+ * A taxi of the queue waiting for a passenger: meter free, or unknown (then only a suspicion).
+ * The one predicate of who is in line: the queue-jump decision and the legal queue dispatch
+ * reads (`legalQueue`) both use it.
+ */
+export const waitingForHire = (m: StandMemberSnapshot): boolean =>
   m.inQueue !== false &&
   m.presentAtT &&
   m.hiredOrLeftAtSameTime !== true &&
   (m.meterAtT === 'free' || m.meterAtT === null);
+
+/** First in line first: earlier entry, then vehicle id (the order the board keeps). */
+export const byEntryOrder = (
+  a: { readonly enteredMs: number; readonly vehicleId: string },
+  b: { readonly enteredMs: number; readonly vehicleId: string },
+): number => a.enteredMs - b.enteredMs || (a.vehicleId < b.vehicleId ? -1 : a.vehicleId > b.vehicleId ? 1 : 0);
+
+/**
+ * The stand's legal queue at the instant of the snapshot (DF Art. 37 m; Belém Art. 3 XIV): the
+ * taxis there, of the queue (at a *ponto fixo* only holders) and waiting for hire, first in
+ * line first. Exactly the taxis a hire at that instant would jump, tolerance aside.
+ */
+export function legalQueue<M extends StandMemberSnapshot>(members: readonly M[]): M[] {
+  return members.filter(waitingForHire).sort(byEntryOrder);
+}
 
 export interface QueueJumpDecision {
   readonly jumpedOver: readonly StandMemberSnapshot[];
@@ -105,7 +124,7 @@ export function decideOverflow(
 export function snapshotValue(members: readonly StandMemberSnapshot[], atMs: number, recentMs: number): MeasuredValue {
   return members
     .filter((m) => m.presentAtT || m.lastInsideMs === undefined || atMs - m.lastInsideMs <= recentMs)
-    .sort((a, b) => a.enteredMs - b.enteredMs || (a.vehicleId < b.vehicleId ? -1 : 1))
+    .sort(byEntryOrder)
     .map((m) => ({
       vehicleId: m.vehicleId,
       enteredAt: new Date(m.enteredMs).toISOString(),

@@ -91,6 +91,7 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
     flush: (untilMs) => board.flush(untilMs).filter(keepBoardFinding),
     vehicleGone: (vehicleId) => board.vehicleGone(vehicleId).filter(keepBoardFinding),
     peekGone: (vehicleId) => board.peekGone(vehicleId).filter(keepBoardFinding),
+    standQueueChanges: () => board.takeQueueChanges().map((c) => ({ ...c, pack: parts.pack })),
     dispatch: (record, registry) =>
       parts.dispatch && enabled('BEL_UNAUTHORIZED_RADIO') ? parts.dispatch(record, registry, parts.config) : [],
     assessRecidivism: parts.assessRecidivism,
