@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { type AlertService, registerAlerts } from './alerts/alert-service.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
+import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
+import { DbStandQueues } from './dispatch/stand-queues.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerNoticeRoutes } from './notices/notice-routes.js';
 import { importLimitsFrom } from './registry/import-limits.js';
@@ -47,6 +49,7 @@ export async function startSystem(
   const { log, admin, db, bus, ingest, app } = runtime;
   let live: LiveHub | undefined;
   let alerts: AlertService | undefined;
+  let standQueues: DbStandQueues | undefined;
   if (components.ingest) await ingest.register(app);
   if (components.api) {
     await registerRegistryRoutes(app, {
@@ -67,6 +70,9 @@ export async function startSystem(
       },
     });
     alerts = await registerAlerts(app, { db, config, log });
+    // The stands' legal queues as the live rules store them (dispatch offers the head first).
+    standQueues = new DbStandQueues({ db, bus, log });
+    await registerStandQueueRoutes(app, { queues: standQueues });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,
@@ -140,6 +146,7 @@ export async function startSystem(
         await step('http', () => app.close());
         await step('live', () => live?.close());
         await step('alerts', () => alerts?.stop());
+        standQueues?.close();
         await step('ingest, bus and database', () => runtime.closeBackends());
       })();
       return closing;

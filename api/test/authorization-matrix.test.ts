@@ -82,6 +82,8 @@ const expected: Record<string, 'public' | Caller[]> = {
   'POST /v1/stands/import': registrars,
   'POST /v1/zones/import': registrars,
   'POST /v1/vehicles/import': registrars,
+  // A stand's legal queue: what anyone at the stand sees, for every user role, unscoped (api/src/dispatch/STANDS.md).
+  'GET /v1/stands/:id/queue': readers,
 };
 
 /**

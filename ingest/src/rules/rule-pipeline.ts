@@ -5,6 +5,7 @@ import {
   type DispatchRecordInput,
   type PriorViolation,
   type RuleEngine,
+  type StandQueueChange,
   type ViolationEvent,
 } from '@vigia/rules';
 import type { Logger } from 'pino';
@@ -36,6 +37,8 @@ export class RulePipeline {
   private queue: (() => Promise<void>)[] = [];
   private running: Promise<void> | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
+  /** Stand queues the engine reported changed and not yet stored (kept across a failed write). */
+  private readonly unsavedQueues = new Map<string, StandQueueChange>();
   private readonly flushTimer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
 
@@ -57,7 +60,11 @@ export class RulePipeline {
     // tracker that uploads its backlog later resumes its events under the same keys, and the
     // server's clock moves no stand decision.
     this.flushTimer = setInterval(
-      () => this.enqueue(async () => this.persist(this.engine?.flush(Date.now()) ?? [])),
+      () =>
+        this.enqueue(async () => {
+          await this.persist(this.engine?.flush(Date.now()) ?? []);
+          await this.persistStandQueues();
+        }),
       30_000,
     );
     this.flushTimer.unref();
@@ -120,6 +127,7 @@ export class RulePipeline {
         events.push(...engine.ingest(s, pack ? { pack } : {}));
       }
       await this.persist(events);
+      await this.persistStandQueues();
     });
   }
 
@@ -226,6 +234,37 @@ export class RulePipeline {
         this.deps.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'violations not pushed live');
       });
     }
+  }
+
+  /**
+   * The stand queues that changed in this batch, as the rules now see them, into `stand_queues`
+   * in one statement (dispatch reads them there: api/src/dispatch/stand-queues.ts). A queue of a
+   * stand the table does not hold is skipped; a failed write is retried with the next batch.
+   */
+  private async persistStandQueues(): Promise<void> {
+    for (const c of this.engine?.standQueueChanges() ?? []) this.unsavedQueues.set(c.standId, c);
+    if (this.unsavedQueues.size === 0) return;
+    const rows = [...this.unsavedQueues.values()].map((c) => ({
+      stand_id: c.standId,
+      pack: c.pack,
+      items: c.items.map((i) => ({ vehicleId: i.vehicleId, enteredAt: new Date(i.enteredMs).toISOString() })),
+      as_of: new Date(c.asOfMs).toISOString(),
+    }));
+    try {
+      await this.deps.db.query(
+        `INSERT INTO stand_queues (stand_id, pack, items, as_of)
+         SELECT c.stand_id, c.pack, c.items, c.as_of
+         FROM jsonb_to_recordset($1::jsonb) AS c(stand_id text, pack text, items jsonb, as_of timestamptz)
+         WHERE EXISTS (SELECT 1 FROM stands s WHERE s.id = c.stand_id)
+         ON CONFLICT (stand_id) DO UPDATE
+           SET pack = excluded.pack, items = excluded.items, as_of = excluded.as_of, updated_at = now()`,
+        [JSON.stringify(rows)],
+      );
+    } catch (err) {
+      this.deps.log.warn({ err, code: 'STAND_QUEUES_WRITE_FAILED', stands: rows.length }, 'stand queues not stored');
+      return;
+    }
+    this.unsavedQueues.clear();
   }
 
   /** Waits until everything queued so far is judged and stored. */
