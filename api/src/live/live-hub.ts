@@ -1,5 +1,5 @@
 import { createAdapter } from '@socket.io/redis-adapter';
-import type { Bus, FleetUpdate, LiveViolation, Principal, TokenResolver } from '@vigia/core';
+import type { Booking, Bus, FleetUpdate, LiveViolation, Principal, TokenResolver } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -9,17 +9,20 @@ import { SocketSessions, socketRefusal } from './socket-sessions.js';
 export const LIVE_NAMESPACE = '/live';
 const ALL_ROOM = 'fleet:all';
 const operatorRoom = (operatorId: string) => `fleet:op:${operatorId}`;
+/** Bookings have rooms of their own: only the admin and dispatchers see them, not everyone who sees the fleet. */
+const BOOKINGS_ALL_ROOM = 'bookings:all';
+const bookingRoom = (operatorId: string) => `bookings:op:${operatorId}`;
 
-/** Regulators and enforcement see the whole fleet, operators and dispatchers their operators' vehicles. */
+/**
+ * Regulators and enforcement see the whole fleet, operators and dispatchers their operators'
+ * vehicles. Bookings: the admin all, a dispatcher its operators'; nobody else.
+ */
 function roomsOf(principal: Principal): string[] {
   if (principal.kind === 'device') throw socketRefusal('FORBIDDEN');
-  if (
-    principal.kind === 'admin' ||
-    (principal.kind === 'user' && (principal.role === 'regulator' || principal.role === 'enforcement'))
-  ) {
-    return [ALL_ROOM];
-  }
-  return principal.kind === 'user' ? principal.operatorIds.map(operatorRoom) : [];
+  if (principal.kind === 'admin') return [ALL_ROOM, BOOKINGS_ALL_ROOM];
+  if (principal.role === 'regulator' || principal.role === 'enforcement') return [ALL_ROOM];
+  const fleet = principal.operatorIds.map(operatorRoom);
+  return principal.role === 'dispatcher' ? [...fleet, ...principal.operatorIds.map(bookingRoom)] : fleet;
 }
 
 export interface LiveHubOptions {
@@ -84,6 +87,10 @@ export class LiveHub {
         this.pushViolations(message.violations);
         return;
       }
+      if (message.type === 'booking') {
+        this.pushBooking(message.booking);
+        return;
+      }
       if (message.type !== 'fleet') return;
       for (const u of message.updates) {
         const known = this.pending.get(u.vehicleId);
@@ -120,6 +127,15 @@ export class LiveHub {
       nsp.to(ALL_ROOM).emit('violation', v);
       if (v.operatorId) nsp.to(operatorRoom(v.operatorId)).emit('violation', v);
     }
+  }
+
+  /** Each booking change at once, as the bus carries it (`GET /v1/bookings/:id`'s shape): a dispatcher watches its timers. */
+  private pushBooking(booking: Booking): void {
+    // One emit to both rooms: an admin socket is in only one of them, but one emit never sends twice.
+    this.io
+      .of(LIVE_NAMESPACE)
+      .local.to([BOOKINGS_ALL_ROOM, bookingRoom(booking.operatorId)])
+      .emit('booking', booking);
   }
 
   async close(): Promise<void> {
