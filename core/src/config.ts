@@ -150,6 +150,31 @@ export const configSchema = z.object({
    * e-mails and on notices; unset = this process's own `http://<HOST>:<PORT>`.
    */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Dispatch best arrival: an OSRM-compatible routing server (`/table/v1/driving/…`), e.g.
+   * `http://osrm:5000`; unset = travel times estimated from the stored trace history.
+   */
+  ROUTING_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Dispatch: the routing server must answer within this many milliseconds, or the history estimate is used. */
+  ROUTING_TIMEOUT_MS: positiveInt(1000),
+  /** Dispatch: speed (km/h) assumed where the trace history has too few moving samples (and before it has any). */
+  DISPATCH_FALLBACK_SPEED_KMH: z.coerce.number().positive().max(130).default(25),
+  /** Dispatch: road distance over straight-line distance until enough hired trips have measured it (1–3). */
+  DISPATCH_DETOUR_FACTOR: z.coerce.number().min(1).max(3).default(1.35),
+  /** Dispatch: days of telemetry the travel-time history is first built from (older samples fade with a 14-day half-life). */
+  DISPATCH_HISTORY_DAYS: positiveInt(14),
+  /** Dispatch: how often each API process folds new telemetry into its travel-time history, in seconds. */
+  DISPATCH_HISTORY_REFRESH_S: positiveInt(300),
+  /** Dispatch: moving samples (recency-weighted) an H3 cell needs, in an hour slot or overall, before its speed is used. */
+  DISPATCH_HISTORY_MIN_SAMPLES: positiveInt(10),
+  /** Dispatch: samples at or below this speed (km/h) are a taxi waiting, not traffic, and are left out of the speeds. */
+  DISPATCH_HISTORY_MIN_SPEED_KMH: z.coerce.number().min(0).default(5),
+  /** Dispatch: a pickup within this many metres of a stand is offered to that stand's queue first (Art. 37 m DF). */
+  DISPATCH_STAND_RADIUS_M: positiveInt(100),
+  /** Dispatch: the nearest free taxis (straight line) whose arrival is estimated for each ranking. */
+  DISPATCH_CANDIDATES: positiveInt(20),
+  /** Dispatch: no taxi farther than this many metres (straight line) from the pickup is offered a booking. */
+  DISPATCH_SEARCH_RADIUS_M: positiveInt(10_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
