@@ -3,8 +3,9 @@ import type { Logger } from '@vigia/core';
 import { configSchema, createLogger } from '@vigia/core';
 import { z } from 'zod';
 import { HttpError } from './api/http.js';
-import { registerRoster, rotateDeviceToken } from './api/registry-registration.js';
+import { registerDispatchers, registerRoster, rotateDeviceToken } from './api/registry-registration.js';
 import { type Clock, systemClock } from './clock.js';
+import { type RunningDispatch, startSimulatedDispatch } from './dispatch/simulated-dispatch.js';
 import { Gt06Uplink } from './emulators/gt06/gt06-uplink.js';
 import { type HostPort, hostPortSchema } from './emulators/host-port.js';
 import { OsmandUplink } from './emulators/osmand/osmand-uplink.js';
@@ -60,6 +61,11 @@ export const simulatorOptionsSchema = z.object({
   osmand: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
   /** GT06 gateway; default: the API's host and the server's default GT06_PORT. */
   gt06: z.union([hostPortSchema, z.object({ host: z.string().min(1), port: z.number().int() })]).optional(),
+  /**
+   * Radio-taxi dispatch (dispatch/): the mean seconds between two bookings the simulated desks
+   * take in each taxi city, whose offers the simulated taxis answer; 0 = no bookings, no answers.
+   */
+  bookingIntervalS: z.number().min(0).max(86_400).default(0),
 });
 
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
@@ -92,6 +98,10 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   const tokens = await withRetries(() => registerRoster(api, roster), options.registrationTimeoutMs, log);
   const identities = new Map(roster.entries.map((e) => [e.device.id, protocolIdentity(e, options.protocol)]));
   await withRetries(() => alignDeviceRegistrations(api, identities), options.registrationTimeoutMs, log);
+  const dispatcherTokens =
+    options.bookingIntervalS > 0
+      ? await withRetries(() => registerDispatchers(api, roster.dispatchers), options.registrationTimeoutMs, log)
+      : undefined;
   const fleet = new Fleet(roster, { seed: options.seed, startMs: clock.now() });
   const apiHost = new URL(options.apiUrl).hostname.replace(/^\[|\]$/g, '');
   const gateway = (given: HostPort | undefined, port: number): HostPort => given ?? { host: apiHost, port };
@@ -144,7 +154,12 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
         identifier: entry.device.identifier,
         token,
         log,
-        renewToken: () => rotateDeviceToken(api, deviceId),
+        // The renewed token answers the taxi's offers too (dispatch/).
+        renewToken: async () => {
+          const renewed = await rotateDeviceToken(api, deviceId);
+          tokens.set(deviceId, renewed);
+          return renewed;
+        },
       });
     }
     // Devices are spread evenly over the interval, as real trackers' clocks are not in step.
@@ -179,6 +194,23 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   }, STATS_LOG_INTERVAL_MS);
   statsTimer.unref();
 
+  let dispatch: RunningDispatch | undefined;
+  if (dispatcherTokens) {
+    dispatch = startSimulatedDispatch({
+      apiUrl: options.apiUrl,
+      adminToken: options.adminToken,
+      fleet,
+      roster,
+      dispatcherTokens,
+      deviceTokens: tokens,
+      clock,
+      seed: options.seed,
+      bookingIntervalS: options.bookingIntervalS,
+      log,
+      signal: abort.signal,
+    });
+  }
+
   const used = new Set([...identities.values()].map((identity) => identity.protocol));
   const target = {
     ...(used.has('native') ? { ingestUrl } : {}),
@@ -196,10 +228,12 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
     stop() {
       stopping ??= (async () => {
         stopped = true;
+        const dispatchStopped = dispatch?.stop();
         clearInterval(statsTimer);
         for (const t of timers) clearTimeout(t);
         timers.clear();
         abort.abort();
+        await dispatchStopped;
         await Promise.allSettled(uplinks.map((u) => u.whenIdle()));
         await Promise.allSettled(uplinks.map((u) => u.close()));
         log.info('simulated fleet stopped');

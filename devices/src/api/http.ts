@@ -35,7 +35,7 @@ export class HttpError extends Error {
 }
 
 export interface RequestOptions {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   token: string;
   body?: unknown;
   signal?: AbortSignal;

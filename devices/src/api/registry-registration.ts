@@ -1,6 +1,6 @@
 import type { Logger } from '@vigia/core';
 import { z } from 'zod';
-import type { DeviceRecord, Roster } from '../fleet/roster.js';
+import type { DeviceRecord, DispatcherRecord, OperatorRecord, Roster } from '../fleet/roster.js';
 import { charterContractBodies } from './charter-contracts.js';
 import { HttpError, httpErrorFrom, joinUrl, requestJson } from './http.js';
 
@@ -38,6 +38,7 @@ export async function registerRoster(api: RegistryApi, roster: Roster): Promise<
   const devices = roster.entries.map((e) => e.device);
 
   const operators = await ensureAll(api, 'operators', roster.operators);
+  await refreshRadioDeclarations(api, roster.operators);
   const driverCount = await ensureAll(api, 'drivers', drivers);
   const vehicleCount = await ensureAll(api, 'vehicles', vehicles);
   // The charter buses' written contracts (SP Art. 10), in force since well before the run.
@@ -47,6 +48,57 @@ export async function registerRoster(api: RegistryApi, roster: Roster): Promise<
     { operators, drivers: driverCount, vehicles: vehicleCount, contracts: contractCount, devices: tokens.size },
     'simulated fleet registered',
   );
+  return tokens;
+}
+
+/**
+ * A radio operator registered by an earlier run declared the fleet of that run, and its credential
+ * ran from that run's date: declare this roster's taxis and renew the credential, or a dispatch to
+ * a taxi added since would be unlawful (BEL_UNAUTHORIZED_RADIO). A PATCH of the same values is harmless.
+ */
+async function refreshRadioDeclarations(api: RegistryApi, operators: readonly OperatorRecord[]): Promise<void> {
+  for (const o of operators) {
+    if (o.kind !== 'radio-operator') continue;
+    const res = await requestJson(joinUrl(api.apiUrl, `/v1/operators/${encodeURIComponent(o.id)}`), {
+      method: 'PATCH',
+      token: api.adminToken,
+      body: { declaredVehicleIds: o.declaredVehicleIds ?? [], credentialValidUntil: o.credentialValidUntil ?? null },
+      signal: api.signal,
+    });
+    if (res.status !== 200) throw httpErrorFrom(res, `Declaring the vehicles of radio operator ${o.id}`);
+  }
+}
+
+/**
+ * Registers the roster's dispatcher users (admin only) and returns each one's API token, keyed by
+ * user id; an existing user gets a fresh token by rotation, as devices do.
+ */
+export async function registerDispatchers(
+  api: RegistryApi,
+  dispatchers: readonly DispatcherRecord[],
+): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  await inParallel(dispatchers, CONCURRENCY, async (user) => {
+    const res = await post(api, '/v1/users', user);
+    if (res.status === 201 || res.status === 200) {
+      tokens.set(user.id, createdDeviceSchema.parse(res.body).token);
+      return;
+    }
+    if (res.status !== 409) throw httpErrorFrom(res, `Creating user ${user.id}`);
+    // An earlier run's user: scope it as this roster says, then a new token.
+    const patched = await requestJson(joinUrl(api.apiUrl, `/v1/users/${encodeURIComponent(user.id)}`), {
+      method: 'PATCH',
+      token: api.adminToken,
+      body: { name: user.name, role: user.role, operatorIds: user.operatorIds },
+      signal: api.signal,
+    });
+    if (patched.status !== 200) throw httpErrorFrom(patched, `Updating user ${user.id}`);
+    const rotated = await post(api, `/v1/users/${encodeURIComponent(user.id)}/token`, {});
+    if (rotated.status !== 200 && rotated.status !== 201)
+      throw httpErrorFrom(rotated, `Rotating the token of user ${user.id}`);
+    tokens.set(user.id, tokenSchema.parse(rotated.body).token);
+  });
+  api.log.info({ dispatchers: tokens.size }, 'simulated dispatchers registered');
   return tokens;
 }
 

@@ -45,6 +45,7 @@ export class Fleet {
   readonly vehicles: SimVehicle[] = [];
   private readonly worlds = new Map<Pack, TaxiWorld>();
   private readonly lines = new Map<string, CharterLine>();
+  private readonly taxis = new Map<string, SimTaxi>();
 
   constructor(
     readonly roster: Roster,
@@ -56,6 +57,11 @@ export class Fleet {
     for (let t = t0 + WARM_UP_STEP_MS; t < options.startMs; t += WARM_UP_STEP_MS) this.advanceTo(t);
     this.advanceTo(options.startMs);
     for (const v of this.vehicles) v.discardPendingCounts();
+  }
+
+  /** A taxi of the fleet, to give it bookings (dispatch/); undefined for an unknown id or a bus. */
+  taxi(vehicleId: string): SimTaxi | undefined {
+    return this.taxis.get(vehicleId);
   }
 
   /** Move every vehicle to `epochMs`, in roster order. */
@@ -170,14 +176,24 @@ export class Fleet {
       homeNode: startPlace.node,
       ...(vices ? { vices } : {}),
     });
-    return new SimVehicle(
+    const sim = new SimVehicle(
       identity,
       behaviour,
       { position: { lat: at.lat, lon: at.lon }, headingDeg: 0, atMs: t0 },
       sensors,
       meter,
     );
+    this.taxis.set(vehicle.id, { vehicle: sim, behaviour, pack, operatorId: vehicle.operatorId });
+    return sim;
   }
+}
+
+/** A simulated taxi: its body (position, meter) and its driver's behaviour (which takes bookings). */
+export interface SimTaxi {
+  readonly vehicle: SimVehicle;
+  readonly behaviour: TaxiBehaviour;
+  readonly pack: TaxiPack;
+  readonly operatorId: string;
 }
 
 /** A parked taxi's home keeps at least this far from every stand, metres. */

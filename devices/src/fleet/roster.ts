@@ -19,6 +19,19 @@ export interface OperatorRecord {
   pack: Pack;
   kind: OperatorKind;
   document: string;
+  /** Belém radio operators: credential expiry (Art. 42–43), YYYY-MM-DD. */
+  credentialValidUntil?: string;
+  /** Belém radio operators: the vehicles declared to the regulator (Art. 44 I). */
+  declaredVehicleIds?: string[];
+}
+
+/** A dispatcher of the demo's radio desks: an API user scoped to the operators it takes bookings for. */
+export interface DispatcherRecord {
+  id: string;
+  name: string;
+  role: 'dispatcher';
+  /** The operators it takes bookings for (the first), and whose taxis it sees (the cooperative in Belém). */
+  operatorIds: string[];
 }
 
 export interface DriverRecord {
@@ -69,6 +82,8 @@ export interface RosterEntry {
 export interface Roster {
   operators: OperatorRecord[];
   entries: RosterEntry[];
+  /** One dispatcher per operator that takes bookings: each DF cooperative, each Belém radio operator. */
+  dispatchers: DispatcherRecord[];
 }
 
 /** Seed of the registry data: fixed, see above. */
@@ -95,6 +110,19 @@ const OPERATORS: readonly Omit<OperatorRecord, 'document'>[] = [
     kind: 'company',
   },
 ];
+
+/**
+ * Belém dispatch is lawful only through a credentialed radio operator, to the vehicles it
+ * declared (Art. 42–44, BEL_UNAUTHORIZED_RADIO): each Belém cooperative's radio desk is one,
+ * declaring every taxi of its cooperative. DF cooperatives dispatch their own vehicles.
+ */
+const RADIO_OPERATORS: readonly (Omit<OperatorRecord, 'document' | 'pack' | 'kind'> & { cooperativeId: string })[] = [
+  { id: 'sim-op-bel-radio-1', name: 'Rádio Táxi Guajará (simulada)', cooperativeId: 'sim-op-bel-1' },
+  { id: 'sim-op-bel-radio-2', name: 'Rádio Táxi Marajó (simulada)', cooperativeId: 'sim-op-bel-2' },
+  { id: 'sim-op-bel-radio-3', name: 'Rádio Táxi Nazaré (simulada)', cooperativeId: 'sim-op-bel-3' },
+];
+/** A radio operator's credential follows its yearly ANATEL renewal (Art. 43): current for months. */
+const RADIO_CREDENTIAL_DAYS = 300;
 
 const FIRST_NAMES = [
   'Antônio',
@@ -205,7 +233,7 @@ const PACK_PROFILES: Readonly<Record<Pack, PackProfile>> = {
 export function buildRoster(total: number, registeredAtMs: number): Roster {
   const split = splitFleet(total);
   const rng = Random.derive(ROSTER_SEED, 'operators');
-  const operators = OPERATORS.map((o) => ({ ...o, document: randomCnpj(rng) }));
+  const operators: OperatorRecord[] = OPERATORS.map((o) => ({ ...o, document: randomCnpj(rng) }));
   const plates = new Set<string>();
   const entries: RosterEntry[] = [];
   const counts: [Pack, number][] = [
@@ -223,7 +251,28 @@ export function buildRoster(total: number, registeredAtMs: number): Roster {
       entries.push(buildEntry(pack, i, operator, registeredAtMs, plates, line?.id, assigner));
     }
   }
-  return { operators, entries };
+  // Drawn after the fleet operators' documents, so theirs stay what they were.
+  const radioOperators: OperatorRecord[] = RADIO_OPERATORS.map(({ cooperativeId, ...o }) => ({
+    ...o,
+    pack: 'belem-taxi',
+    kind: 'radio-operator',
+    document: randomCnpj(rng),
+    credentialValidUntil: isoDate(registeredAtMs, RADIO_CREDENTIAL_DAYS),
+    declaredVehicleIds: entries.filter((e) => e.vehicle.operatorId === cooperativeId).map((e) => e.vehicle.id),
+  }));
+  const cooperativeOf = new Map(RADIO_OPERATORS.map((r) => [r.id, r.cooperativeId]));
+  const dispatchers: DispatcherRecord[] = [...operators.filter((o) => o.pack === 'df-taxi'), ...radioOperators].map(
+    (o) => {
+      const cooperative = cooperativeOf.get(o.id);
+      return {
+        id: `sim-usr-${o.id.replace(/^sim-op-/, '')}`,
+        name: `Despacho ${o.name}`,
+        role: 'dispatcher',
+        operatorIds: cooperative ? [o.id, cooperative] : [o.id],
+      };
+    },
+  );
+  return { operators: [...operators, ...radioOperators], entries, dispatchers };
 }
 
 function buildEntry(

@@ -125,9 +125,11 @@ interface Tracked {
 export function runCity(pack: Pack, options: PrecisionOptions): CityResult {
   const began = performance.now();
   const full = buildRoster(options.vehicles, options.startMs);
+  const packOperators = new Set(full.operators.filter((o) => o.pack === pack).map((o) => o.id));
   const roster: Roster = {
     operators: full.operators.filter((o) => o.pack === pack),
     entries: full.entries.filter((e) => e.vehicle.pack === pack),
+    dispatchers: full.dispatchers.filter((d) => d.operatorIds.some((id) => packOperators.has(id))),
   };
   const { records, stopsSource } = fleetRegistry(roster, pack);
   const engine = createRuleEngine({

@@ -32,10 +32,10 @@ export class DriveActivity implements Activity {
   current: PlannedStop | undefined;
 
   constructor(
-    readonly path: RoutePath,
+    private route: RoutePath,
     private readonly profile: DriverProfile,
     private readonly traffic: TrafficConditions,
-    private readonly stops: readonly PlannedStop[],
+    private stops: readonly PlannedStop[],
     /** Speed at the start, m/s (a vehicle already rolling keeps its speed). */
     initialSpeedMs = 0,
   ) {
@@ -44,6 +44,27 @@ export class DriveActivity implements Activity {
 
   get done(): boolean {
     return this.finished;
+  }
+
+  /** The route driven (shorter than planned once `endSoon` cut it). */
+  get path(): RoutePath {
+    return this.route;
+  }
+
+  /**
+   * End the drive at the first vertex ahead that the vehicle can stop at with comfortable braking
+   * (a taxi called away by the radio mid-route). Returns the graph node it will stop at.
+   */
+  endSoon(): number | undefined {
+    if (this.finished) return this.route.endNode;
+    const brakingM = (this.speed * this.speed) / (2 * this.profile.brakeMs2) + 5;
+    const vertex = this.route.segmentAt(this.s + brakingM) + 1;
+    if (vertex < this.route.points.length - 1) {
+      this.route = this.route.truncate(vertex);
+      const end = this.route.lengthM;
+      this.stops = this.stops.filter((stop, i) => i < this.nextStop || stop.s < end);
+    }
+    return this.route.endNode;
   }
 
   get distanceM(): number {
@@ -72,7 +93,7 @@ export class DriveActivity implements Activity {
     }
 
     const stop = this.stops[this.nextStop];
-    const target = stop ? stop.s : this.path.lengthM;
+    const target = stop ? stop.s : this.route.lengthM;
     const toTarget = target - this.s;
     const wanted = Math.min(
       this.cruiseAt(this.s) * trafficFactor,
@@ -104,15 +125,15 @@ export class DriveActivity implements Activity {
   }
 
   private place(state: VehicleState, speedMs: number): void {
-    const at = this.path.locate(this.s);
+    const at = this.route.locate(this.s);
     state.position = at.point;
     if (speedMs > 0 || this.s === 0) state.headingDeg = at.headingDeg;
     state.speedMs = speedMs;
   }
 
   private cruiseAt(s: number): number {
-    const seg = this.path.segmentAt(s);
-    return this.profile.cruiseMs[this.path.segmentClass[seg] ?? 'arterial'];
+    const seg = this.route.segmentAt(s);
+    return this.profile.cruiseMs[this.route.segmentClass[seg] ?? 'arterial'];
   }
 
   /** The fastest one may go now and still stop (or slow to `vEnd`) `distance` metres ahead. */
@@ -125,7 +146,7 @@ export class DriveActivity implements Activity {
   /** Slower road classes and sharp turns ahead, within reading distance. */
   private lookaheadLimit(): number {
     let limit = Number.POSITIVE_INFINITY;
-    const path = this.path;
+    const path = this.route;
     for (let i = path.segmentAt(this.s) + 1; i < path.points.length - 1; i++) {
       const ahead = (path.cumM[i] as number) - this.s;
       if (ahead > LOOKAHEAD_M) break;

@@ -1,7 +1,7 @@
 import type { TaxiStand } from './taxi-stand.js';
 import type { Activity, VehicleState } from './vehicle-state.js';
 
-export type StandWaitOutcome = 'passenger' | 'gave-up';
+export type StandWaitOutcome = 'passenger' | 'gave-up' | 'dispatched';
 
 /** A free taxi waiting in a stand's queue until a passenger takes it, or it gives up. */
 export class StandWaitActivity implements Activity {
@@ -18,6 +18,13 @@ export class StandWaitActivity implements Activity {
 
   get done(): boolean {
     return this.outcome !== undefined;
+  }
+
+  /** Leave the queue now: the radio sent the taxi to a booking. */
+  leaveForBooking(): void {
+    if (this.outcome !== undefined) return;
+    this.stand.leave(this.vehicleId);
+    this.outcome = 'dispatched';
   }
 
   step(state: VehicleState, nowMs: number, dtS: number): number {

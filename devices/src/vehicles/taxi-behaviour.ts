@@ -1,5 +1,5 @@
 import type { Vices } from '../fleet/vices.js';
-import { distanceM } from '../geo.js';
+import { distanceM, type LatLon } from '../geo.js';
 import { localTime } from '../local-time.js';
 import type { DriverProfile } from '../motion/driver-profile.js';
 import { planStops } from '../motion/planned-stops.js';
@@ -30,7 +30,12 @@ export interface TaxiWorld {
  */
 export const MAX_TRIP_DETOUR_RATIO = 1.6;
 export const MAX_TRIP_DETOUR_EXTRA_M = 2500;
-const MIN_TRIP_M = 1500;
+export const MIN_TRIP_M = 1500;
+
+/** Whether a trip of `roadM` between points `straightM` apart is within the detour tolerance. */
+export function withinDetourTolerance(roadM: number, straightM: number): boolean {
+  return roadM <= straightM * MAX_TRIP_DETOUR_RATIO || roadM - straightM <= MAX_TRIP_DETOUR_EXTRA_M;
+}
 /** Mean distance a free taxi cruises before someone hails it on the street. */
 const MEAN_CRUISE_BEFORE_HAIL_M = 9000;
 /** The same for a driver who works the street rather than the stands (a vice, fleet/vices.ts). */
@@ -49,7 +54,26 @@ type Phase =
   | 'boarding'
   | 'hired'
   | 'paying'
-  | 'alighting';
+  | 'alighting'
+  // A booking the taxi accepted over the radio (dispatch/): driving to the pickup, waiting there.
+  | 'to-pickup'
+  | 'at-pickup';
+
+/** Phases in which the taxi is free and on the road: it may take a booking. */
+const BOOKABLE_PHASES: ReadonlySet<Phase> = new Set(['starting', 'cruising', 'waiting']);
+/** Phases in which a booking the taxi accepted may start (the activity under way ends first). */
+const JOB_START_PHASES: ReadonlySet<Phase> = new Set(['starting', 'cruising', 'waiting', 'alighting']);
+/** Phases in which the taxi is not free: a passenger aboard, or one waiting for it. */
+const BUSY_PHASES: ReadonlySet<Phase> = new Set(['boarding', 'hired', 'paying', 'to-pickup', 'at-pickup']);
+
+/** A booking the taxi accepted: where the passenger waits, and where to, when they said. */
+export interface DispatchJob {
+  bookingId: string;
+  pickup: LatLon;
+  dropoff?: LatLon;
+  /** Passengers the booking announced. */
+  passengers?: number;
+}
 
 export interface TaxiOptions {
   vehicleId: string;
@@ -85,16 +109,86 @@ export class TaxiBehaviour implements Behaviour {
   private lastStand: TaxiStand | undefined;
   private pausedStop: unknown;
   private decidedStop: unknown;
+  /** The activity last handed out, so a booking can cut it short. */
+  private current: Activity | undefined;
+  /** A booking accepted, not yet started (the activity under way ends first). */
+  private job: DispatchJob | undefined;
+  /** The booking being served, from the drive to the pickup until the passenger is out. */
+  private trip: DispatchJob | undefined;
+  /** The cruise was cut short by a booking that was then called off: cruise on from where it stopped. */
+  private redirected = false;
 
   constructor(private readonly o: TaxiOptions) {
     this.node = o.startNode;
   }
 
+  /** The booking the taxi has accepted or is serving, if any. */
+  get bookingId(): string | undefined {
+    return (this.job ?? this.trip)?.bookingId;
+  }
+
+  /** Whether the driver can take a booking now: on shift, free, on the road, not already booked. */
+  canTakeBooking(nowMs: number): boolean {
+    return (
+      this.job === undefined &&
+      this.trip === undefined &&
+      BOOKABLE_PHASES.has(this.phase) &&
+      activeShift(this.o.shifts, nowMs, this.o.world.city.timeZone) !== undefined
+    );
+  }
+
+  /**
+   * The driver accepted a booking: leave the stand's queue, or stop cruising at the next place the
+   * car can pull up, then drive to the pickup. No street hail is taken meanwhile. Returns false
+   * when the taxi cannot take it.
+   */
+  acceptBooking(job: DispatchJob, nowMs: number): boolean {
+    if (!this.canTakeBooking(nowMs)) return false;
+    this.job = job;
+    this.cutShort();
+    return true;
+  }
+
+  /**
+   * The booking was called off (cancelled, or given to another taxi) before the passenger got in:
+   * the taxi goes back to work. Returns whether the taxi was serving it.
+   */
+  dropBooking(bookingId: string): boolean {
+    if (this.job?.bookingId === bookingId) {
+      this.job = undefined;
+      if (this.phase === 'cruising') this.redirected = true;
+      return true;
+    }
+    if (this.trip?.bookingId === bookingId && (this.phase === 'to-pickup' || this.phase === 'at-pickup')) {
+      this.trip = undefined;
+      this.cutShort();
+      return true;
+    }
+    return false;
+  }
+
+  private cutShort(): void {
+    const current = this.current;
+    if (current instanceof StandWaitActivity) current.leaveForBooking();
+    else if (current instanceof DriveActivity && (this.phase === 'cruising' || this.phase === 'to-pickup')) {
+      const end = current.endSoon();
+      if (end !== undefined) this.node = end;
+      this.hailed = false;
+    }
+  }
+
   next(ctx: BehaviourContext): Activity {
+    this.current = this.decide(ctx);
+    return this.current;
+  }
+
+  private decide(ctx: BehaviourContext): Activity {
     const { state, nowMs, previous } = ctx;
     const shift = activeShift(this.o.shifts, nowMs, this.o.world.city.timeZone);
-    const free = this.phase !== 'boarding' && this.phase !== 'hired' && this.phase !== 'paying';
+    const free = !BUSY_PHASES.has(this.phase);
 
+    if (this.job && JOB_START_PHASES.has(this.phase)) return this.driveToPickup(state);
+    if (this.phase === 'alighting') this.trip = undefined;
     if (free && !shift) return this.park(state);
     if ((this.phase === 'parked' || this.phase === 'going-home') && shift) return this.startShift(state, shift);
 
@@ -104,6 +198,10 @@ export class TaxiBehaviour implements Behaviour {
         return this.cruiseToStand(state, nowMs, undefined);
       case 'cruising':
         if (this.hailed) return this.board(nowMs);
+        if (this.redirected) {
+          this.redirected = false;
+          return this.cruiseToStand(state, nowMs, undefined);
+        }
         return this.arriveAtStand(state, nowMs, shift);
       case 'waiting': {
         const wait = previous instanceof StandWaitActivity ? previous : undefined;
@@ -116,10 +214,35 @@ export class TaxiBehaviour implements Behaviour {
         return this.pay(state);
       case 'paying':
         return this.alight(state);
+      case 'to-pickup':
+        return this.trip ? this.waitAtPickup() : this.cruiseToStand(state, nowMs, undefined);
+      case 'at-pickup':
+        return this.trip ? this.board(nowMs) : this.cruiseToStand(state, nowMs, undefined);
       case 'parked':
       case 'going-home':
         return this.park(state);
     }
+  }
+
+  /** To the road vertex nearest the pickup (the generator's pickups are on one). */
+  private driveToPickup(state: VehicleState): Activity {
+    const job = this.job as DispatchJob;
+    this.job = undefined;
+    this.trip = job;
+    this.phase = 'to-pickup';
+    this.hailed = false;
+    this.redirected = false;
+    const target = this.o.world.graph.nearestNode(job.pickup).node;
+    const path = this.o.world.graph.route(this.node, target);
+    if (!path) return this.waitAtPickup();
+    this.node = target;
+    return this.drive(path, state);
+  }
+
+  /** At the pickup, engine running, meter free, until the passenger comes out. */
+  private waitAtPickup(): Activity {
+    this.phase = 'at-pickup';
+    return new DwellActivity('pickup-wait', this.o.rng.range(20, 90));
   }
 
   afterStep(state: VehicleState, current: Activity, nowMs: number, dtS: number, movedM: number): void {
@@ -219,7 +342,7 @@ export class TaxiBehaviour implements Behaviour {
   private board(nowMs: number): Activity {
     this.phase = 'boarding';
     const rng = this.o.rng;
-    const adults = rng.weighted([1, 2, 3, 4], (n) => [0.55, 0.28, 0.12, 0.05][n - 1] ?? 0);
+    const adults = this.trip?.passengers ?? rng.weighted([1, 2, 3, 4], (n) => [0.55, 0.28, 0.12, 0.05][n - 1] ?? 0);
     const party = this.partySize(adults);
     const children = party >= 2 && rng.chance(0.15) ? 1 : 0;
     const doorOpensS = rng.range(1, 3);
@@ -241,7 +364,9 @@ export class TaxiBehaviour implements Behaviour {
       {
         atS: doorClosesS + 1,
         apply: () => {
-          if (!this.o.vices?.rideWithoutMeter) this.o.meter.hire(tripId, this.tariff(nowMs + (doorClosesS + 1) * 1000));
+          // A booked ride is on the cooperative's record: even a driver who rides without the meter runs it.
+          if (!this.o.vices?.rideWithoutMeter || this.trip)
+            this.o.meter.hire(tripId, this.tariff(nowMs + (doorClosesS + 1) * 1000));
         },
       },
     ]);
@@ -260,6 +385,11 @@ export class TaxiBehaviour implements Behaviour {
 
   private driveToDestination(state: VehicleState, _nowMs: number): Activity {
     this.phase = 'hired';
+    const wanted = this.trip?.dropoff ? this.tripTo(this.trip.dropoff) : undefined;
+    if (wanted) {
+      this.node = wanted.endNode ?? this.node;
+      return this.drive(wanted, state);
+    }
     const dest = this.chooseDestination();
     const path = this.o.world.graph.route(this.node, dest.node);
     if (!path) throw new Error(`No route for taxi ${this.o.vehicleId} to ${dest.id}`);
@@ -307,6 +437,19 @@ export class TaxiBehaviour implements Behaviour {
     return this.o.rng.weighted(candidates, (c) => c.s.places / (1 + c.d / 2000)).s;
   }
 
+  /**
+   * The route to where a booked passenger asked to go, when the network serves it within the
+   * detour tolerance (else the driver picks a lawful destination, as on a street hail).
+   */
+  private tripTo(dropoff: LatLon): RoutePath | undefined {
+    const graph = this.o.world.graph;
+    const target = graph.nearestNode(dropoff).node;
+    const path = graph.route(this.node, target);
+    if (!path) return undefined;
+    const straight = distanceM(graph.node(this.node), graph.node(target));
+    return straight >= MIN_TRIP_M && withinDetourTolerance(path.lengthM, straight) ? path : undefined;
+  }
+
   private chooseDestination(): SnappedPlace {
     const graph = this.o.world.graph;
     const here = graph.node(this.node);
@@ -317,8 +460,7 @@ export class TaxiBehaviour implements Behaviour {
       if (straight < MIN_TRIP_M) continue;
       const path = graph.route(this.node, p.node);
       if (!path) continue;
-      if (path.lengthM <= straight * MAX_TRIP_DETOUR_RATIO || path.lengthM - straight <= MAX_TRIP_DETOUR_EXTRA_M)
-        return p;
+      if (withinDetourTolerance(path.lengthM, straight)) return p;
     }
     // Fall back to the nearest reachable place far enough away.
     const byDistance = candidates

@@ -1,0 +1,156 @@
+import type { Logger } from '@vigia/core';
+import type { Clock } from '../clock.js';
+import type { SimTaxi } from '../fleet/fleet.js';
+import { distanceM } from '../geo.js';
+import type { Random } from '../random.js';
+import type { TaxiPack } from '../tariff.js';
+import type { TaxiWorld } from '../vehicles/taxi-behaviour.js';
+import type { DispatchApi, NewBooking, SimBooking } from './dispatch-api.js';
+import { jobOf } from './offer-responder.js';
+import { chooseDropoff, choosePickup } from './pickups.js';
+
+/**
+ * A radio desk of the demo: an operator that takes bookings (a DF cooperative, a Belém radio
+ * operator), the dispatcher user who types them in, and the taxis it may send.
+ */
+export interface RadioDesk {
+  operatorId: string;
+  pack: TaxiPack;
+  /** The desk's dispatcher's API token. */
+  token: string;
+  /** Its vehicles: a DF cooperative's own, a Belém radio operator's declared ones. */
+  vehicleIds: readonly string[];
+}
+
+export interface BookingMix {
+  /** Share of bookings taken in `manual` mode, assigned by the dispatcher to a nearby free taxi. */
+  manual: number;
+  /** Share of bookings that say where the passenger goes. */
+  withDropoff: number;
+}
+export const DEFAULT_BOOKING_MIX: BookingMix = { manual: 0.15, withDropoff: 0.7 };
+
+/** The first booking of each city comes this soon after the start (the taxis' first positions are in by then), seconds. */
+const FIRST_BOOKING_S: readonly [number, number] = [10, 20];
+/** A dispatcher takes this long to pick a taxi for a manual booking, seconds. */
+const ASSIGN_DELAY_S: readonly [number, number] = [4, 12];
+
+const NOTES = ['Cliente com bagagem', 'Aguarda na portaria', 'Pagamento em dinheiro', 'Cadeirante, porta-malas livre'];
+
+export interface BookingGeneratorOptions {
+  api: Pick<DispatchApi, 'createBooking' | 'assign'>;
+  desks: readonly RadioDesk[];
+  world(pack: TaxiPack): TaxiWorld;
+  taxi(vehicleId: string): SimTaxi | undefined;
+  clock: Clock;
+  rng: Random;
+  /** Mean seconds between two bookings in each city (each gap uniform in 0.5–1.5 times it), simulated time. */
+  meanIntervalS: number;
+  mix?: BookingMix;
+  log: Logger;
+}
+
+export interface GeneratorStats {
+  created: number;
+  manual: number;
+  assigned: number;
+  /** Bookings the API refused (logged). */
+  refused: number;
+}
+
+/**
+ * Takes the demo's bookings: in each city, one every `meanIntervalS` on average (on the
+ * simulation's clock), by one of the city's desks chosen at random, at a realistic pickup (near one
+ * of the desk's free taxis half the time, else a named place, around the corner from a stand, or a
+ * street of the network), mostly in `auto` mode; a `manual` one is assigned a few seconds later by
+ * the dispatcher to the desk's free taxi nearest the pickup. `round()` does what is due.
+ */
+export class BookingGenerator {
+  readonly stats: GeneratorStats = { created: 0, manual: 0, assigned: 0, refused: 0 };
+  private readonly nextAtMs = new Map<TaxiPack, number>();
+  private readonly assignments: { booking: SimBooking; desk: RadioDesk; atMs: number }[] = [];
+
+  constructor(private readonly o: BookingGeneratorOptions) {
+    const now = o.clock.now();
+    for (const desk of o.desks) {
+      if (!this.nextAtMs.has(desk.pack)) {
+        this.nextAtMs.set(desk.pack, now + o.rng.range(FIRST_BOOKING_S[0], FIRST_BOOKING_S[1]) * 1000);
+      }
+    }
+  }
+
+  async round(): Promise<void> {
+    const now = this.o.clock.now();
+    for (const [pack, at] of this.nextAtMs) {
+      if (at > now) continue;
+      this.nextAtMs.set(pack, now + this.o.rng.range(0.5, 1.5) * this.o.meanIntervalS * 1000);
+      const desks = this.o.desks.filter((d) => d.pack === pack);
+      if (desks.length > 0) await this.take(this.o.rng.pick(desks), now);
+    }
+    for (let i = this.assignments.length - 1; i >= 0; i--) {
+      const due = this.assignments[i];
+      if (!due || due.atMs > now) continue;
+      this.assignments.splice(i, 1);
+      await this.assign(due.booking, due.desk, now);
+    }
+  }
+
+  /** The desk's taxis that could take a booking now. */
+  private freeTaxis(desk: RadioDesk, nowMs: number): { id: string; taxi: SimTaxi }[] {
+    return desk.vehicleIds.flatMap((id) => {
+      const taxi = this.o.taxi(id);
+      return taxi?.behaviour.canTakeBooking(nowMs) ? [{ id, taxi }] : [];
+    });
+  }
+
+  private async take(desk: RadioDesk, nowMs: number): Promise<void> {
+    const rng = this.o.rng;
+    const mix = this.o.mix ?? DEFAULT_BOOKING_MIX;
+    const world = this.o.world(desk.pack);
+    const free = this.freeTaxis(desk, nowMs);
+    const near = free.length > 0 ? rng.pick(free).taxi.vehicle.state.position : undefined;
+    const pickup = choosePickup(world, rng, near);
+    const dropoff = rng.chance(mix.withDropoff) ? chooseDropoff(world, rng, pickup.node) : undefined;
+    const mode = rng.chance(mix.manual) ? 'manual' : 'auto';
+    const body: NewBooking = {
+      operatorId: desk.operatorId,
+      pickup: pickup.place,
+      ...(dropoff ? { dropoff } : {}),
+      passengers: rng.weighted([1, 2, 3, 4], (n) => [0.6, 0.25, 0.1, 0.05][n - 1] ?? 0),
+      ...(rng.chance(0.15) ? { notes: rng.pick(NOTES) } : {}),
+      mode,
+    };
+    let booking: SimBooking;
+    try {
+      booking = await this.o.api.createBooking(desk.token, body);
+    } catch (err) {
+      this.stats.refused++;
+      this.o.log.warn({ err, operatorId: desk.operatorId, code: 'SIM_BOOKING_REFUSED' }, 'simulated booking refused');
+      return;
+    }
+    this.stats.created++;
+    this.o.log.debug({ booking: booking.id, operatorId: desk.operatorId, mode }, 'simulated booking taken');
+    if (mode === 'manual') {
+      this.stats.manual++;
+      this.assignments.push({ booking, desk, atMs: nowMs + rng.range(ASSIGN_DELAY_S[0], ASSIGN_DELAY_S[1]) * 1000 });
+    }
+  }
+
+  /**
+   * The dispatcher gives a manual booking to the desk's free taxi nearest the pickup. When the API
+   * assigns it outright the taxi is told by radio and drives there; when it makes the taxi an offer
+   * instead, the driver answers it like any other (OfferResponder).
+   */
+  private async assign(booking: SimBooking, desk: RadioDesk, nowMs: number): Promise<void> {
+    const nearest = this.freeTaxis(desk, nowMs)
+      .map((c) => ({ ...c, d: distanceM(c.taxi.vehicle.state.position, booking.pickup) }))
+      .sort((a, b) => a.d - b.d)[0];
+    if (!nearest) return; // nobody free: the booking waits on the board until it expires
+    const result = await this.o.api.assign(desk.token, booking.id, nearest.id);
+    if (!result) return;
+    this.stats.assigned++;
+    if (result.status === 'accepted' && result.vehicleId === nearest.id) {
+      nearest.taxi.behaviour.acceptBooking(jobOf({ ...booking, bookingId: booking.id }), this.o.clock.now());
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { distanceM, type LatLon } from '../geo.js';
+import type { RoadGraph } from '../network/graph.js';
+import type { Random } from '../random.js';
+import { MIN_TRIP_M, type TaxiWorld, withinDetourTolerance } from '../vehicles/taxi-behaviour.js';
+import type { Place } from './dispatch-api.js';
+
+/**
+ * Where the simulated radio desks' callers are: on the road network the taxis drive (so the taxi
+ * that takes the booking stops within a few metres of the pickup), at a named place (a hotel, a
+ * shopping centre, the airport), around the corner from a stand, or in a street where taxis are.
+ */
+
+/** A pickup keeps this far from every stand: boarding there is the queue's business (DF Art. 37 m). */
+export const STAND_CLEARANCE_M = 80;
+/** "Near a stand": within this distance of one (the booking service offers it to the stand's queue first). */
+const NEAR_STAND_M = 250;
+/** A caller in a street where a free taxi is: this far from it, straight line. */
+const NEAR_TAXI_M: readonly [number, number] = [300, 1500];
+
+export interface PickupPoint {
+  place: Place;
+  /** The road vertex it is at. */
+  node: number;
+}
+
+/**
+ * A pickup: near `taxi` (a free taxi of the desk's cooperative) half the time when given, else at
+ * a named place, near a stand, or anywhere on the network.
+ */
+export function choosePickup(world: TaxiWorld, rng: Random, taxi?: LatLon): PickupPoint {
+  const graph = world.graph;
+  const standNodes = world.stands.map((s) => graph.node(s.place.node));
+  const clear = (p: LatLon) => standNodes.every((s) => distanceM(p, s) >= STAND_CLEARANCE_M);
+  const roll = rng.next();
+  if (taxi && roll < 0.5) {
+    const nodes = graph.nodes.filter((n) => {
+      const d = distanceM(n, taxi);
+      return d >= NEAR_TAXI_M[0] && d <= NEAR_TAXI_M[1] && clear(n);
+    });
+    if (nodes.length > 0) return atNode(graph, rng.pick(nodes).id);
+  }
+  if (roll < 0.75) {
+    const places = [...graph.places.values()].filter((p) => p.kind !== 'stand' && clear(graph.node(p.node)));
+    if (places.length > 0) {
+      const p = rng.weighted(places, (c) => c.weight ?? 1);
+      const at = graph.node(p.node);
+      return { place: { lat: at.lat, lon: at.lon, address: p.name }, node: p.node };
+    }
+  }
+  if (roll < 0.9 && world.stands.length > 0) {
+    const stand = rng.pick(world.stands);
+    const s = graph.node(stand.place.node);
+    const nodes = graph.nodes.filter((n) => distanceM(n, s) <= NEAR_STAND_M && clear(n));
+    if (nodes.length > 0) {
+      const node = rng.pick(nodes).id;
+      const at = graph.node(node);
+      return {
+        place: { lat: at.lat, lon: at.lon, address: `${roadName(graph, node)}, perto de ${stand.place.name}` },
+        node,
+      };
+    }
+  }
+  const nodes = graph.nodes.filter(clear);
+  return atNode(graph, rng.pick(nodes.length > 0 ? nodes : graph.nodes).id);
+}
+
+/**
+ * Where the caller goes: a named place a lawful trip away (at least the taxis' shortest trip, and
+ * within the detour tolerance on the network, as street trips are), or undefined when none is
+ * found (the booking then names no destination).
+ */
+export function chooseDropoff(world: TaxiWorld, rng: Random, fromNode: number): Place | undefined {
+  const graph = world.graph;
+  const from = graph.node(fromNode);
+  const places = [...graph.places.values()].filter((p) => p.kind !== 'stand' && p.node !== fromNode);
+  if (places.length === 0) return undefined;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const p = rng.weighted(places, (c) => c.weight ?? 1);
+    const at = graph.node(p.node);
+    const straight = distanceM(from, at);
+    if (straight < MIN_TRIP_M) continue;
+    const path = graph.route(fromNode, p.node);
+    if (path && withinDetourTolerance(path.lengthM, straight)) return { lat: at.lat, lon: at.lon, address: p.name };
+  }
+  return undefined;
+}
+
+function atNode(graph: RoadGraph, node: number): PickupPoint {
+  const at = graph.node(node);
+  return { place: { lat: at.lat, lon: at.lon, address: roadName(graph, node) }, node };
+}
+
+/** The name of a road through `node` (the junction's name when it has one). */
+function roadName(graph: RoadGraph, node: number): string {
+  const n = graph.node(node);
+  if (n.junction) return n.junction;
+  const roadId = graph.outEdges[node]?.[0]?.roadId;
+  return graph.city.roads.find((r) => r.id === roadId)?.name ?? graph.city.name;
+}
