@@ -16,6 +16,8 @@ export async function startDemo(opts: {
   /** `DEMO_PROTOCOL`; the gateways are this process's own, on the ports they bound. */
   protocol: 'native' | 'osmand' | 'teltonika' | 'gt06' | 'mixed';
   gateways: { host: string; osmandPort: number; teltonikaPort: number; gt06Port: number } | undefined;
+  /** `DEMO_BOOKING_INTERVAL_S`: the simulated radio desks' bookings, answered by the simulated taxis; 0 = none. */
+  bookingIntervalS: number;
   log: Logger;
 }): Promise<RunningDemo> {
   const { startSimulator } = await import('@vigia/devices');
@@ -25,6 +27,7 @@ export async function startDemo(opts: {
     vehicles: opts.vehicles,
     intervalMs: opts.intervalMs,
     protocol: opts.protocol,
+    bookingIntervalS: opts.bookingIntervalS,
     ...(opts.gateways
       ? {
           osmand: { host: opts.gateways.host, port: opts.gateways.osmandPort },

@@ -109,6 +109,7 @@ export async function startSystem(
       intervalMs: config.DEMO_INTERVAL_MS,
       protocol: config.DEMO_PROTOCOL,
       gateways: gateways && { host: localHost, ...gateways },
+      bookingIntervalS: config.DEMO_BOOKING_INTERVAL_S,
       log,
     });
   }

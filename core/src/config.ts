@@ -41,6 +41,12 @@ export const configSchema = z.object({
    * `mixed` (each device one of the four in turn).
    */
   DEMO_PROTOCOL: z.enum(['native', 'osmand', 'teltonika', 'gt06', 'mixed']).default('native'),
+  /**
+   * Radio-taxi dispatch in the demo: mean seconds between two bookings the simulated radio desks
+   * take in each of Brasília and Belém (each gap 0.5–1.5 times it); the simulated taxis answer the
+   * offers. 0 = no simulated bookings.
+   */
+  DEMO_BOOKING_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(40),
   /** MapLibre style the dashboard loads; unset = the built-in offline style. */
   MAP_STYLE_URL: z.url().optional(),
   /** TCP port of the OsmAnd / Traccar Client HTTP protocol (ingest processes). */
