@@ -19,10 +19,11 @@ export interface HistoryTravelTimesOptions extends TravelTimeModelOptions {
   readonly now?: () => number;
 }
 
-/** Telemetry is read at most this much time at once, oldest first, so each query stays bounded. */
-const CHUNK_MS = 3_600_000;
-/** Trips are read over longer spans: each read reaches back over the longest trip anyway. */
-const TRIP_CHUNK_MS = 6 * CHUNK_MS;
+/**
+ * Telemetry is read at most this much time at once, oldest first, so each query stays bounded
+ * (it probes the telemetry index once per taxi: fewer, longer chunks cost fewer probes).
+ */
+const CHUNK_MS = 6 * 3_600_000;
 /** A hired trip is taken once its last hired sample is this old (it has ended). */
 const TRIP_SETTLE_MS = 10 * 60_000;
 /** Trips read per chunk at most (the median needs hundreds, not all). */
@@ -30,7 +31,7 @@ const TRIPS_PER_CHUNK = 2_000;
 
 /**
  * Travel times from the trace history (TravelTimeModel), refreshed incrementally: each refresh
- * reads the telemetry stored since the previous one, an hour at a time (the first reaches back
+ * reads the telemetry stored since the previous one, six hours at a time (the first reaches back
  * DISPATCH_HISTORY_DAYS), ages what was learnt and adds the new speeds and trips. Until the first
  * refresh has data, every cell falls back to DISPATCH_FALLBACK_SPEED_KMH and the default detour
  * factor: the straight-line estimate.
@@ -105,7 +106,7 @@ export class HistoryTravelTimes implements TravelTimeEstimator {
     const settled = now - TRIP_SETTLE_MS;
     let tripFrom = Math.max(this.tripsTo ?? oldest, oldest);
     while (tripFrom < settled && !this.stopped) {
-      const to = Math.min(tripFrom + TRIP_CHUNK_MS, settled);
+      const to = Math.min(tripFrom + CHUNK_MS, settled);
       const rows = await readTrips(this.opts.db, new Date(tripFrom), new Date(to), TRIPS_PER_CHUNK);
       this.model.addTrips(rows);
       trips += rows.length;
