@@ -6,8 +6,12 @@ import type { Logger } from 'pino';
 import { type AlertService, registerAlerts } from './alerts/alert-service.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
+import { type Bookings, registerBookings } from './dispatch/bookings.js';
+import { CandidateRanker } from './dispatch/candidate-ranking.js';
+import { LiveFleetIndex } from './dispatch/live-fleet-index.js';
 import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
 import { DbStandQueues } from './dispatch/stand-queues.js';
+import { StraightLineTravelTimes } from './dispatch/straight-line-travel-times.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerNoticeRoutes } from './notices/notice-routes.js';
 import { importLimitsFrom } from './registry/import-limits.js';
@@ -31,6 +35,8 @@ export interface RunningSystem {
   log: Logger;
   /** The alerts' routes and delivery worker (API processes). */
   alerts?: AlertService;
+  /** Radio-taxi bookings: routes, offer worker, progress from telemetry (API processes). */
+  bookings?: Bookings;
   close(): Promise<void>;
 }
 
@@ -50,6 +56,8 @@ export async function startSystem(
   let live: LiveHub | undefined;
   let alerts: AlertService | undefined;
   let standQueues: DbStandQueues | undefined;
+  let fleetIndex: (LiveFleetIndex & { stop(): void }) | undefined;
+  let bookings: Bookings | undefined;
   if (components.ingest) await ingest.register(app);
   if (components.api) {
     await registerRegistryRoutes(app, {
@@ -73,6 +81,20 @@ export async function startSystem(
     // The stands' legal queues as the live rules store them (dispatch offers the head first).
     standQueues = new DbStandQueues({ db, bus, log });
     await registerStandQueueRoutes(app, { queues: standQueues });
+    // Bookings go to the operator's best free taxi: the stand queue's head first, then best arrival.
+    fleetIndex = await LiveFleetIndex.start(db, bus, { offlineAfterS: config.OFFLINE_AFTER_S });
+    bookings = await registerBookings(app, {
+      db,
+      bus,
+      log,
+      config,
+      rules: ingest.rules,
+      ranker: new CandidateRanker({
+        search: fleetIndex,
+        estimator: new StraightLineTravelTimes({ detourFactor: 1.3, speedKmh: 30 }),
+        standQueues,
+      }),
+    });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,
@@ -96,6 +118,8 @@ export async function startSystem(
 
   // Every API process delivers alerts; the database shares the work among them.
   alerts?.start(publicUrlOf(config, port));
+  // Every API process offers bookings and follows them; the bookings' row locks share the work.
+  await bookings?.start();
 
   let demo: RunningDemo | undefined;
   if (components.api && components.ingest && demoEnabled(config)) {
@@ -137,6 +161,7 @@ export async function startSystem(
     bus,
     log,
     alerts,
+    bookings,
     close() {
       closing ??= (async () => {
         const step = async (name: string, fn: () => Promise<void> | undefined) => {
@@ -147,6 +172,8 @@ export async function startSystem(
         await step('http', () => app.close());
         await step('live', () => live?.close());
         await step('alerts', () => alerts?.stop());
+        await step('bookings', () => bookings?.stop());
+        fleetIndex?.stop();
         standQueues?.close();
         await step('ingest, bus and database', () => runtime.closeBackends());
       })();

@@ -134,3 +134,18 @@ export function overCapacityRide(identifier: string, t0: number, tripId: string)
     meter: { state: 'hired', tariff: 1, fareCents: 600 + i * 20, tripId },
   }));
 }
+
+/** Polls `fn` every 50 ms until it returns something other than undefined or false; throws after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -143,6 +143,14 @@ export const configSchema = z.object({
   ALERT_BACKOFF_MAX_MS: positiveInt(600_000),
   /** Alerts: delivered and failed alerts (and their events) are purged after this many days; 0 keeps all. */
   ALERT_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+  /** Dispatch: how long one taxi has to answer an offer before it passes to the next, in seconds (API.md `offerTimeoutS`). */
+  DISPATCH_OFFER_TIMEOUT_S: positiveInt(20),
+  /** Dispatch: a booking nobody has taken after this many seconds is `expired` (the console sounds it). */
+  DISPATCH_BOOKING_TIMEOUT_S: positiveInt(300),
+  /** Dispatch: a taxi within this many metres of the pickup has `arrived`. */
+  DISPATCH_ARRIVAL_RADIUS_M: positiveInt(50),
+  /** Dispatch worker: how often each API process looks for offers due to expire and bookings to offer, in milliseconds. */
+  DISPATCH_POLL_INTERVAL_MS: positiveInt(1000),
   /**
    * SMTP server alerts by e-mail go through, e.g. `smtp://user:pass@host:587` (STARTTLS when the
    * server offers it) or `smtps://user:pass@host:465` (TLS from the start); unset = no e-mail

@@ -6,6 +6,7 @@ export * from './http/index.js';
 export * from './live.js';
 export * from './log-limiter.js';
 export * from './logger.js';
+export * from './periodic-worker.js';
 export * from './startup.js';
 export * from './telemetry.js';
 export * from './tokens.js';

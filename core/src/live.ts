@@ -63,6 +63,67 @@ export const liveViolationSchema = z.object({
 });
 export type LiveViolation = z.infer<typeof liveViolationSchema>;
 
+const placeSchema = z.object({ lat: z.number(), lon: z.number(), address: z.string().optional() });
+
+export const bookingStatuses = [
+  'pending',
+  'offered',
+  'accepted',
+  'arrived',
+  'on-board',
+  'completed',
+  'cancelled',
+  'expired',
+] as const;
+export const offerResponses = ['accepted', 'declined', 'expired', 'withdrawn'] as const;
+
+/** One offer of a booking to a taxi (API.md "Radio-taxi dispatch"); instants as ISO strings. */
+export const bookingOfferSchema = z.object({
+  id: z.string(),
+  vehicleId: z.string(),
+  offeredAt: z.string(),
+  expiresAt: z.string(),
+  /** null while open; `withdrawn`: closed by the system (booking cancelled, assigned elsewhere, taxi no longer free). */
+  response: z.enum(offerResponses).nullable(),
+  respondedAt: z.string().nullable(),
+  etaS: z.number().nullable(),
+  /** Why this taxi: head of the pickup stand's queue, best arrival, or the dispatcher's choice. */
+  basis: z.enum(['stand-queue', 'eta', 'manual']),
+});
+export type BookingOffer = z.infer<typeof bookingOfferSchema>;
+
+/**
+ * A radio-taxi booking exactly as `GET /v1/bookings/:id` returns it, and as the bus and the
+ * Socket.IO namespaces carry it after each change (API.md "Radio-taxi dispatch").
+ */
+export const bookingSchema = z.object({
+  id: z.string(),
+  operatorId: z.string(),
+  pack: packSchema,
+  mode: z.enum(['auto', 'manual']),
+  status: z.enum(bookingStatuses),
+  pickup: placeSchema,
+  dropoff: placeSchema.nullable(),
+  passengers: z.number().nullable(),
+  notes: z.string().nullable(),
+  /** The stand whose queue is offered the booking first (Art. 37 m), when the pickup is at one. */
+  standId: z.string().nullable(),
+  vehicleId: z.string().nullable(),
+  offers: z.array(bookingOfferSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** When it expires if nobody takes it. */
+  expiresAt: z.string(),
+  acceptedAt: z.string().nullable(),
+  arrivedAt: z.string().nullable(),
+  onBoardAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  cancelledAt: z.string().nullable(),
+  cancelReason: z.string().nullable(),
+  expiredAt: z.string().nullable(),
+});
+export type Booking = z.infer<typeof bookingSchema>;
+
 /** What travels between processes on the bus. */
 export const busMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fleet'), updates: z.array(fleetUpdateSchema) }),
@@ -71,5 +132,7 @@ export const busMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('device-changed'), identifiers: z.array(z.string()) }),
   /** Registry records changed: the rule engine reloads its registry. */
   z.object({ type: z.literal('registry-changed'), collection: z.string() }),
+  /** A booking changed (created, offered, answered, progressed): its state after the change. */
+  z.object({ type: z.literal('booking'), booking: bookingSchema }),
 ]);
 export type BusMessage = z.infer<typeof busMessageSchema>;

@@ -33,13 +33,16 @@ CREATE TABLE bookings (
   cancelled_by       text,
   cancel_reason      text,
   expired_at         timestamptz,
+  -- When the booking expires if nobody has taken it (created_at + DISPATCH_BOOKING_TIMEOUT_S).
+  expires_at         timestamptz NOT NULL,
   -- When the worker must look at it next (the open offer's expiry; the booking's own expiry).
   next_action_at     timestamptz
 );
 CREATE INDEX bookings_operator_created ON bookings (operator_id, created_at DESC);
 CREATE INDEX bookings_status ON bookings (status, created_at DESC);
 CREATE INDEX bookings_due ON bookings (next_action_at) WHERE status IN ('pending', 'offered');
-CREATE INDEX bookings_vehicle_active ON bookings (vehicle_id) WHERE status IN ('accepted', 'arrived', 'on-board');
+-- A taxi serves one booking at a time: two processes assigning it at once, one wins.
+CREATE UNIQUE INDEX bookings_vehicle_active ON bookings (vehicle_id) WHERE status IN ('accepted', 'arrived', 'on-board');
 
 CREATE TABLE booking_offers (
   id            text PRIMARY KEY,
@@ -53,11 +56,13 @@ CREATE TABLE booking_offers (
   -- 'device:<id>', 'admin' or a user id (a dispatcher answering on the driver's behalf), 'system'.
   responded_by  text,
   eta_s         integer,
+  distance_m    integer,                   -- straight line from the taxi to the pickup when offered
   -- Why this taxi, in this order: 'stand-queue' (head of the pickup stand's queue) or 'eta'; or 'manual'.
   basis         text NOT NULL DEFAULT 'eta' CHECK (basis IN ('stand-queue', 'eta', 'manual')),
   UNIQUE (booking_id, seq)
 );
-CREATE INDEX booking_offers_open_vehicle ON booking_offers (vehicle_id) WHERE response IS NULL;
+-- A taxi holds one open offer at a time: two bookings offering it at once, one wins.
+CREATE UNIQUE INDEX booking_offers_open_vehicle ON booking_offers (vehicle_id) WHERE response IS NULL;
 
 -- Each stand's legal queue as the live rules last computed it (first in line first), written by
 -- the process whose rule engine saw the change.

@@ -9,7 +9,7 @@ import {
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { DispatchStore, type DispatchVehicle } from './dispatch-store.js';
+import { DispatchStore, type DispatchVehicle, dispatchRow, type Dispatch as StoredDispatch } from './dispatch-store.js';
 import type { RulePipeline } from './rules/rule-pipeline.js';
 
 /**
@@ -144,15 +144,16 @@ export async function registerDispatchRoutes(app: FastifyInstance, opts: Dispatc
     const items = Array.isArray(parsed) ? parsed : [parsed];
     checkTimes(items, new Date(), opts);
     await checkVehicles(principal, items, store);
-    const rows = items.map((d, i) => ({
+    const dispatches: StoredDispatch[] = items.map((d, i) => ({
       id: d.id ?? `dsp_${d.radioOperatorId}_${d.ts.getTime()}_${d.vehicleId}_${i}`,
-      ts: d.ts.toISOString(),
-      radio_operator_id: d.radioOperatorId,
-      vehicle_id: d.vehicleId,
-      pickup_lat: d.lat ?? null,
-      pickup_lon: d.lon ?? null,
-      reference: d.tripId ?? null,
+      ts: d.ts,
+      radioOperatorId: d.radioOperatorId,
+      vehicleId: d.vehicleId,
+      lat: d.lat ?? null,
+      lon: d.lon ?? null,
+      tripId: d.tripId ?? null,
     }));
+    const rows = dispatches.map(dispatchRow);
     // A re-sent dispatch (same id, same dispatch) is stored and judged once. An id already used by
     // a different dispatch is refused: otherwise a dispatcher who learnt another cooperative's
     // dispatch ids could take them first and have that cooperative's reports dropped as duplicates.
@@ -172,22 +173,7 @@ export async function registerDispatchRoutes(app: FastifyInstance, opts: Dispatc
       );
     }
     const fresh = await store.insert(rows);
-    const judged = rows.flatMap((row, i) => {
-      const d = items[i];
-      return d && fresh.has(row.id)
-        ? [
-            {
-              id: row.id,
-              ts: d.ts,
-              radioOperatorId: d.radioOperatorId,
-              vehicleId: d.vehicleId,
-              lat: d.lat ?? null,
-              lon: d.lon ?? null,
-              tripId: d.tripId ?? null,
-            },
-          ]
-        : [];
-    });
+    const judged = dispatches.filter((d) => fresh.has(d.id));
     await opts.rules.onDispatches(judged);
     return reply.code(200).send({ accepted: judged.length, duplicates: items.length - judged.length });
   });

@@ -1,4 +1,4 @@
-import type { Database } from '@vigia/db';
+import type { Queryable } from '@vigia/db';
 
 /** A dispatch as stored (`dispatches` table). */
 export interface DispatchRow {
@@ -11,6 +11,33 @@ export interface DispatchRow {
   reference: string | null;
 }
 
+/**
+ * A dispatch as reported (`POST /v1/dispatches`) or made (an accepted booking offer): what is
+ * stored, and what the rule pipeline judges (`RulePipeline.onDispatches`).
+ */
+export interface Dispatch {
+  id: string;
+  ts: Date;
+  radioOperatorId: string;
+  vehicleId: string;
+  lat: number | null;
+  lon: number | null;
+  tripId: string | null;
+}
+
+/** The row a dispatch is stored as. */
+export function dispatchRow(d: Dispatch): DispatchRow {
+  return {
+    id: d.id,
+    ts: d.ts.toISOString(),
+    radio_operator_id: d.radioOperatorId,
+    vehicle_id: d.vehicleId,
+    pickup_lat: d.lat,
+    pickup_lon: d.lon,
+    reference: d.tripId,
+  };
+}
+
 /** What the scope check needs to know of a vehicle named in a dispatch. */
 export interface DispatchVehicle {
   id: string;
@@ -18,9 +45,12 @@ export interface DispatchVehicle {
   operatorId: string | null;
 }
 
-/** The SQL of `POST /v1/dispatches`: the vehicles it names, and the insert. */
+/**
+ * The SQL of dispatches: the vehicles one names, and the insert. On the database or inside a
+ * caller's transaction (the booking service stores an accepted offer's dispatch with the acceptance).
+ */
 export class DispatchStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Queryable) {}
 
   /** The registered vehicles among `ids` (retired ones too: a dispatch may predate the retirement). */
   async vehicles(ids: readonly string[]): Promise<Map<string, DispatchVehicle>> {

@@ -1,6 +1,7 @@
 export { resolveAdminToken } from './admin-token.js';
 export { BatchWriter } from './batch-writer.js';
 export { DeviceDirectory, type DeviceEntry } from './device-directory.js';
+export { type Dispatch, DispatchStore, dispatchRow } from './dispatch-store.js';
 export {
   GatewayMetrics,
   ProfileRegistry,

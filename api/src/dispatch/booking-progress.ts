@@ -1,0 +1,116 @@
+import { type Booking, type Bus, type FleetUpdate, LogLimiter } from '@vigia/core';
+import { haversineM } from '@vigia/rules';
+import type { Logger } from 'pino';
+import type { ActiveBooking, ActiveStatus, BookingStore } from './booking-store.js';
+
+/**
+ * A booking after acceptance follows its taxi's telemetry (API.md: "arrival, boarding and
+ * completion follow from the taxi's telemetry"): `accepted` → `arrived` within
+ * DISPATCH_ARRIVAL_RADIUS_M of the pickup; → `on-board` when the meter goes hired (or stopped,
+ * the meter paused mid-ride), from `accepted` too (a pickup a few metres past the radius is
+ * still a pickup); → `completed` when it is free again.
+ *
+ * Every API process sees every fleet update and holds the bookings in progress (loaded at start,
+ * kept from the bus `booking` messages), so it needs no query per position. Each move is a
+ * conditional update (`WHERE status = ANY(from)`): whichever process gets there first moves it and
+ * publishes it, the others' updates match nothing.
+ */
+export interface BookingProgressOptions {
+  store: BookingStore;
+  bus: Bus;
+  log: Logger;
+  /** DISPATCH_ARRIVAL_RADIUS_M. */
+  arrivalRadiusM: number;
+  /** Publishes the booking after a move (the service's publish). */
+  publish: (booking: Booking) => Promise<void>;
+}
+
+const ACTIVE = new Set<string>(['accepted', 'arrived', 'on-board']);
+const occupied = (meter: FleetUpdate['meterState']) => meter === 'hired' || meter === 'stopped';
+
+/** The move one fleet update makes, if any. */
+export function nextStatus(
+  b: Pick<ActiveBooking, 'status' | 'lat' | 'lon'>,
+  u: Pick<FleetUpdate, 'lat' | 'lon' | 'meterState'>,
+  arrivalRadiusM: number,
+): { from: ActiveStatus[]; to: 'arrived' | 'on-board' | 'completed' } | null {
+  if (b.status === 'on-board') return u.meterState === 'free' ? { from: ['on-board'], to: 'completed' } : null;
+  if (occupied(u.meterState)) return { from: ['accepted', 'arrived'], to: 'on-board' };
+  if (b.status === 'accepted' && haversineM(u.lat, u.lon, b.lat, b.lon) <= arrivalRadiusM) {
+    return { from: ['accepted'], to: 'arrived' };
+  }
+  return null;
+}
+
+export class BookingProgress {
+  /** Bookings in progress by vehicle. */
+  private readonly active = new Map<string, ActiveBooking>();
+  private chain: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | undefined;
+  private readonly logLimiter = new LogLimiter();
+
+  constructor(private readonly opts: BookingProgressOptions) {}
+
+  /** Subscribes first (nothing published meanwhile is lost), then loads the bookings in progress. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.opts.bus.subscribe((message) => {
+      if (message.type === 'booking') this.track(message.booking);
+      if (message.type === 'fleet') this.enqueue(message.updates);
+    });
+    for (const b of await this.opts.store.activeBookings()) {
+      if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
+    }
+  }
+
+  /** Stops listening and waits for the moves in flight. */
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.chain;
+    this.logLimiter.flush();
+  }
+
+  /** Waits for the fleet updates received so far to be handled (tests). */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  private track(b: Booking): void {
+    for (const [vehicleId, a] of this.active) if (a.id === b.id) this.active.delete(vehicleId);
+    if (b.vehicleId && ACTIVE.has(b.status)) {
+      this.active.set(b.vehicleId, {
+        id: b.id,
+        vehicleId: b.vehicleId,
+        status: b.status as ActiveStatus,
+        lat: b.pickup.lat,
+        lon: b.pickup.lon,
+      });
+    }
+  }
+
+  private enqueue(updates: readonly FleetUpdate[]): void {
+    if (this.active.size === 0) return;
+    const relevant = updates.filter((u) => this.active.has(u.vehicleId));
+    if (relevant.length === 0) return;
+    this.chain = this.chain.then(() =>
+      this.apply(relevant).catch((err: unknown) =>
+        this.logLimiter.warn(this.opts.log, { err, code: 'BOOKING_PROGRESS_FAILED' }, 'booking progress not recorded'),
+      ),
+    );
+  }
+
+  private async apply(updates: readonly FleetUpdate[]): Promise<void> {
+    for (const u of updates) {
+      const b = this.active.get(u.vehicleId);
+      if (!b) continue;
+      const move = nextStatus(b, u, this.opts.arrivalRadiusM);
+      if (!move) continue;
+      // Whatever the outcome, this process's view moves on (another process may have moved it first).
+      b.status = move.to === 'completed' ? b.status : move.to;
+      if (move.to === 'completed') this.active.delete(u.vehicleId);
+      if (await this.opts.store.progress(b.id, move.from, move.to)) {
+        const booking = await this.opts.store.get(b.id);
+        if (booking) await this.opts.publish(booking);
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { bookingStatuses } from '@vigia/core';
+import { z } from 'zod';
+
+/**
+ * The bodies and queries of the booking routes (API.md "Radio-taxi dispatch"). The booking and
+ * offer as answered are `bookingSchema` and `bookingOfferSchema` of @vigia/core: the bus carries
+ * the same shape.
+ */
+
+/** Text from a caller: trimmed, bounded, no control characters (PostgreSQL refuses a NUL). */
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'control characters are not allowed');
+
+/** Notes may have line breaks (a dispatcher's "2nd floor\nring twice"); other control characters not. */
+const notes = z
+  .string()
+  .trim()
+  .max(1000)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  .regex(/^[^\u0000-\u0009\u000b-\u001f\u007f]*$/, 'control characters other than line breaks are not allowed');
+
+/** An id in a path or a filter. */
+export const idSchema = text(128).min(1);
+
+const placeSchema = z.object({
+  lat: z.number().min(-90).max(90),
+  lon: z.number().min(-180).max(180),
+  address: text(300).min(1).optional(),
+});
+
+export const createBookingSchema = z.object({
+  operatorId: idSchema,
+  pickup: placeSchema,
+  dropoff: placeSchema.optional(),
+  passengers: z.number().int().min(1).max(20).optional(),
+  notes: notes.optional(),
+  mode: z.enum(['auto', 'manual']).default('auto'),
+});
+export type CreateBooking = z.output<typeof createBookingSchema>;
+
+export const bookingQuerySchema = z.object({
+  operatorId: idSchema.optional(),
+  status: z.enum(bookingStatuses).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: text(200).min(1).optional(),
+});
+export type BookingQuery = z.output<typeof bookingQuerySchema>;
+
+export const cancelSchema = z
+  .object({ reason: text(500).min(1).optional() })
+  .optional()
+  .transform((b) => b ?? {});
+
+export const assignSchema = z.object({ vehicleId: idSchema });
+
+export const offerQuerySchema = z.object({
+  operatorId: idSchema.optional(),
+  vehicleId: idSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+export type OfferQuery = z.output<typeof offerQuerySchema>;
+
+/** An item of `GET /v1/offers`: an open offer with what the driver needs to decide. */
+export interface OpenOffer {
+  id: string;
+  bookingId: string;
+  vehicleId: string;
+  operatorId: string;
+  offeredAt: string;
+  expiresAt: string;
+  etaS: number | null;
+  distanceM: number | null;
+  pickup: { lat: number; lon: number; address?: string };
+  dropoff?: { lat: number; lon: number; address?: string };
+  passengers?: number;
+  notes?: string;
+}
