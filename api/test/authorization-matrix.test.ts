@@ -45,6 +45,17 @@ const expected: Record<string, 'public' | Caller[]> = {
   'GET <dashboard file>': all,
   'POST /v1/telemetry': ['admin', 'device'],
   'POST /v1/dispatches': ['admin', 'dispatcher'],
+  // Bookings: taken, cancelled and assigned by the admin and the operator's dispatchers; read also by
+  // regulators and enforcement, who supervise radio dispatch (api/src/dispatch/README.md).
+  'POST /v1/bookings': ['admin', 'dispatcher'],
+  'GET /v1/bookings': ['admin', 'regulator', 'enforcement', 'dispatcher'],
+  'GET /v1/bookings/:id': ['admin', 'regulator', 'enforcement', 'dispatcher'],
+  'POST /v1/bookings/:id/cancel': ['admin', 'dispatcher'],
+  'POST /v1/bookings/:id/assign': ['admin', 'dispatcher'],
+  // Offers: the taxi answers with a token of its own device; the admin and the operator's dispatchers for it.
+  'GET /v1/offers': ['admin', 'dispatcher', 'device'],
+  'POST /v1/offers/:id/accept': ['admin', 'dispatcher', 'device'],
+  'POST /v1/offers/:id/decline': ['admin', 'dispatcher', 'device'],
   // What devices put on the wire, refused but acknowledged: the admin only.
   'GET /v1/quarantine': adminOnly,
   // Violations: every user role reads its scope; regulators and enforcement review.

@@ -129,6 +129,22 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
     [violationId, subscription.body.id, deliveryId],
   );
 
+  // A booking of the scoped cooperative whose one offer (to the device's vehicle) has expired:
+  // answering it is a 409, so no caller's accept records a dispatch. Written as the service
+  // would, in manual mode, so the offer worker leaves it alone.
+  const bookingId = 'bk_matrix0000000000000000';
+  const offerId = 'of_matrix0000000000000000';
+  await sys.db.query(
+    `INSERT INTO bookings (id, operator_id, pack, mode, pickup_lat, pickup_lon, created_by, expires_at, next_action_at)
+     VALUES ($1, $2, 'df-taxi', 'manual', -15.79, -47.88, 'admin', now() + interval '1 day', now() + interval '1 day')`,
+    [bookingId, operatorId],
+  );
+  await sys.db.query(
+    `INSERT INTO booking_offers (id, booking_id, seq, vehicle_id, offered_at, expires_at, response, responded_at, responded_by)
+     VALUES ($1, $2, 1, $3, now() - interval '1 minute', now() - interval '40 seconds', 'expired', now(), 'system')`,
+    [offerId, bookingId, own.id],
+  );
+
   return {
     operatorId,
     bodies: {
@@ -167,6 +183,8 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
       notices: noticeCode,
       'alert-subscriptions': subscription.body.id,
       'alert-deliveries': deliveryId,
+      bookings: bookingId,
+      offers: offerId,
     },
   };
 }
@@ -251,5 +269,6 @@ export const validBodies: Record<string, Record<string, unknown>> = {
   'unit-values': { unit: 'UT', valueBrl: 12.5, validFrom: '2026-01-01' },
   telemetry: { deviceId: 'IMEI-MATRIX', ts: new Date().toISOString(), lat: -15.79, lon: -47.88, speedKmh: 20 },
   dispatches: { ts: new Date().toISOString(), radioOperatorId: 'op-matrix', vehicleId: 'veh-unknown' },
+  bookings: { operatorId: 'op-matrix', pickup: { lat: -15.79, lon: -47.88 } },
   violations: { decision: 'confirm', reason: 'visto pelo fiscal' },
 };
