@@ -157,8 +157,10 @@ export class BookingService {
         });
       }
       const fleet = await this.store.fleetOf(b.operatorId, b.pack === 'belem-taxi', tx);
-      const facts = await this.store.vehicleFacts([vehicleId], b.id, tx);
-      const problem = vehicleProblem(facts.get(vehicleId), {
+      const found = (await this.store.vehicleFacts([vehicleId], b.id, tx)).get(vehicleId);
+      // A taxi that declined may still be assigned: the dispatcher records the driver's yes, given since.
+      const facts = found && { ...found, refusedThisBooking: false };
+      const problem = vehicleProblem(facts, {
         fleet,
         localDate: localDateOf(Date.now(), packTimeZone(b.pack)),
         nowMs: Date.now(),
