@@ -12,6 +12,8 @@ import { LiveFleetIndex } from './dispatch/live-fleet-index.js';
 import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
 import { DbStandQueues } from './dispatch/stand-queues.js';
 import { StraightLineTravelTimes } from './dispatch/straight-line-travel-times.js';
+import { BookingStore } from './dispatch/booking-store.js';
+import { DriverHub, driverFeedFrom } from './dispatch/driver-hub.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerNoticeRoutes } from './notices/notice-routes.js';
 import { importLimitsFrom } from './registry/import-limits.js';
@@ -54,6 +56,7 @@ export async function startSystem(
   const runtime = await createServiceRuntime(config, 'vigia');
   const { log, admin, db, bus, ingest, app } = runtime;
   let live: LiveHub | undefined;
+  let driver: DriverHub | undefined;
   let alerts: AlertService | undefined;
   let standQueues: DbStandQueues | undefined;
   let fleetIndex: (LiveFleetIndex & { stop(): void }) | undefined;
@@ -107,6 +110,16 @@ export async function startSystem(
       pushIntervalMs: config.LIVE_PUSH_INTERVAL_MS,
       redisUrl: config.REDIS_URL,
       redisPrefix: config.REDIS_PREFIX,
+      log,
+      revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
+    });
+    // The taxis' side of dispatch (`/driver`), on the same Socket.IO server and adapter as `/live`.
+    driver = new DriverHub({
+      app,
+      io: live.io,
+      bus,
+      resolveToken: ingest.resolveToken,
+      source: driverFeedFrom(new BookingStore(db)),
       log,
       revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
     });
@@ -170,6 +183,7 @@ export async function startSystem(
         };
         await step('simulator', () => demo?.stop());
         await step('http', () => app.close());
+        driver?.close();
         await step('live', () => live?.close());
         await step('alerts', () => alerts?.stop());
         await step('bookings', () => bookings?.stop());

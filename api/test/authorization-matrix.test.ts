@@ -43,6 +43,7 @@ const expected: Record<string, 'public' | Caller[]> = {
   'GET /': all,
   'GET /v1/dashboard-config': all,
   'GET <dashboard file>': all,
+  'GET /driver': all,
   'POST /v1/telemetry': ['admin', 'device'],
   'POST /v1/dispatches': ['admin', 'dispatcher'],
   // Bookings: taken, cancelled and assigned by the admin and the operator's dispatchers; read also by
@@ -122,7 +123,10 @@ const scopeHides: Record<string, Role[]> = {
  * 5xx answers that report the environment, not a fault: the dashboard page when the dashboard
  * was not built (tests run without `npm run build`). Still in the error shape.
  */
-const environmental5xx: Record<string, string> = { 'GET /': 'DASHBOARD_NOT_BUILT' };
+const environmental5xx: Record<string, string> = {
+  'GET /': 'DASHBOARD_NOT_BUILT',
+  'GET /driver': 'DASHBOARD_NOT_BUILT',
+};
 
 /** Who `/live` admits: every user role (the hub narrows the feed by scope); not devices. */
 const liveCallers: MatrixRole[] = ['admin', 'regulator', 'enforcement', 'dispatcher', 'operator'];

@@ -64,3 +64,67 @@ export const alertStatusMessages = {
 
 /** Compass points as Brazilian maps write them (L for leste, O for oeste). */
 export const compassPoints = ['N', 'NE', 'L', 'SE', 'S', 'SO', 'O', 'NO'] as const;
+
+/** The driver page (`/driver`): a taxi's phone, opened with the token of one of its devices. */
+export const driverMessages = {
+  title: 'Vigia · Motorista',
+  tokenTitle: 'Conectar este celular ao táxi',
+  tokenLabel: 'Token do dispositivo',
+  tokenHint:
+    'Cole o token de um dispositivo do seu táxi, fornecido pela cooperativa, ou abra o link (ou QR code) /driver#token=… que ela enviou. Ele fica guardado neste celular.',
+  tokenAsk: 'Informe o token do dispositivo do táxi para receber corridas.',
+  tokenRefused: 'O servidor recusou este token. Peça à cooperativa o token de um dispositivo do seu táxi.',
+  tokenSubmit: 'Conectar',
+  forgetToken: 'Trocar token',
+  vehicle: (vehicleId: string) => `Táxi ${vehicleId}`,
+  connecting: 'Conectando…',
+  online: 'Conectado',
+  reconnecting: 'Sem conexão com a central: tentando de novo…',
+  offline: 'Sem internet. As corridas não chegam até a conexão voltar; as posições ficam guardadas.',
+  waiting: 'Aguardando corridas',
+  waitingHint: 'Mantenha esta tela aberta. Uma nova corrida toca um som e vibra.',
+  offerTitle: 'Nova corrida',
+  pickup: 'Embarque',
+  dropoff: 'Destino',
+  noAddress: (lat: number, lon: number) => `${lat.toFixed(5)}, ${lon.toFixed(5)} (sem endereço)`,
+  distance: 'Distância',
+  eta: 'Chegada em',
+  passengers: (count: number) => (count === 1 ? '1 passageiro' : `${count} passageiros`),
+  notes: 'Observações',
+  secondsLeft: 'segundos para responder',
+  accept: 'Aceitar',
+  decline: 'Recusar',
+  sending: 'Enviando…',
+  offerGone: 'Esta corrida não está mais disponível.',
+  offerClosed: {
+    accepted: 'Corrida aceita.',
+    declined: 'Corrida recusada.',
+    expired: 'O tempo para responder acabou.',
+    withdrawn: 'A central retirou esta corrida.',
+  },
+  answerFailed: (message: string) => `Não foi possível enviar a resposta: ${message}`,
+  bookingTitle: 'Corrida em andamento',
+  bookingStatus: {
+    accepted: 'A caminho do embarque',
+    arrived: 'No local de embarque',
+    'on-board': 'Passageiro a bordo',
+    completed: 'Corrida concluída',
+    cancelled: 'Corrida cancelada',
+  },
+  bookingDone: 'Voltar a aguardar corridas',
+  trackerTitle: 'Rastreador',
+  trackerToggle: 'Usar este celular como rastreador',
+  trackerOn: (pending: number) =>
+    pending === 0 ? 'Enviando a posição.' : `Enviando a posição (${pending} aguardando envio).`,
+  trackerWaitingFix: 'Aguardando o GPS…',
+  trackerDenied: 'A localização foi negada ou não está disponível neste navegador.',
+  trackerInsecure: 'O rastreador precisa de uma conexão segura (https).',
+  trackerRefused: (message: string) => `O servidor recusou posições: ${message}`,
+  meterTitle: 'Taxímetro',
+  meterFree: 'Livre',
+  meterHired: 'Ocupado',
+  meters: (metres: number) =>
+    metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(1).replace('.', ',')} km`,
+  minutes: (seconds: number) => (seconds < 60 ? 'menos de 1 min' : `${Math.round(seconds / 60)} min`),
+  unknown: '—',
+} as const;

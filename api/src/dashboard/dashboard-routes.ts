@@ -9,6 +9,12 @@ import type { Logger } from 'pino';
 /** The built dashboard (dashboard/dist, made by `npm run build`), from api/src or api/dist alike. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
 export const OFFLINE_STYLE_PATH = '/offline-style.json';
+/**
+ * The driver's phone page (a second entry of the build). It registers its service worker,
+ * `/driver-sw.js` (a public file at the root), with scope `/driver`, so the worker controls the
+ * driver page only and never the dashboard at `/`.
+ */
+export const DRIVER_PAGE_PATH = '/driver';
 
 /**
  * The Content-Security-Policy the built dashboard works under: its own scripts and styles only,
@@ -46,9 +52,11 @@ export async function registerDashboardRoutes(
   const root = opts.root ?? DASHBOARD_DIST;
   if (!existsSync(root)) {
     opts.log.warn({ code: 'DASHBOARD_NOT_BUILT', root }, 'dashboard not built: run `npm run build`');
-    app.get('/', { config: { access: 'public' } }, async (_req, reply) =>
-      reply.code(503).send(errorBody('DASHBOARD_NOT_BUILT', 'The dashboard is not built: run `npm run build`')),
-    );
+    for (const path of ['/', DRIVER_PAGE_PATH]) {
+      app.get(path, { config: { access: 'public' } }, async (_req, reply) =>
+        reply.code(503).send(errorBody('DASHBOARD_NOT_BUILT', 'The dashboard is not built: run `npm run build`')),
+      );
+    }
     return;
   }
   // The page and its assets are public (the token lives in the page, not in the request).
@@ -65,5 +73,7 @@ export async function registerDashboardRoutes(
       strictTransportSecurity: false,
     });
     await files.register(fastifyStatic, { root, index: ['index.html'], wildcard: false });
+    // Under the page's own CSP like the dashboard; `/driver.html` is served too, `/driver` is the address to share.
+    files.get(DRIVER_PAGE_PATH, async (_req, reply) => reply.sendFile('driver.html'));
   });
 }

@@ -1,0 +1,107 @@
+/**
+ * What the driver page reads from the API and the `/driver` channel (API.md "Radio-taxi
+ * dispatch"). Pushed values are checked by the guards below before use: a page must not break on
+ * a newer server's extra or missing field.
+ */
+
+export interface Place {
+  lat: number;
+  lon: number;
+  address?: string;
+}
+
+/** An open offer to this taxi: an item of `GET /v1/offers`, and the `/driver` event `offer`. */
+export interface DriverOffer {
+  id: string;
+  bookingId: string;
+  vehicleId: string;
+  operatorId: string;
+  offeredAt: string;
+  expiresAt: string;
+  etaS: number | null;
+  distanceM: number | null;
+  pickup: Place;
+  dropoff?: Place | null;
+  passengers?: number | null;
+  notes?: string | null;
+}
+
+export type OfferResponse = 'accepted' | 'declined' | 'expired' | 'withdrawn';
+
+export const bookingStatuses = [
+  'pending',
+  'offered',
+  'accepted',
+  'arrived',
+  'on-board',
+  'completed',
+  'cancelled',
+  'expired',
+] as const;
+export type BookingStatus = (typeof bookingStatuses)[number];
+
+/** The fields of a booking (`GET /v1/bookings/:id`, `/driver` event `booking`) the page shows. */
+export interface DriverBooking {
+  id: string;
+  status: BookingStatus;
+  vehicleId: string | null;
+  pickup: Place;
+  dropoff: Place | null;
+  passengers: number | null;
+  notes: string | null;
+}
+
+/** The first event of every connection. */
+export interface DriverHello {
+  vehicleId: string;
+  deviceId: string | null;
+  identifier: string | null;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+export function isPlace(value: unknown): value is Place {
+  return (
+    isRecord(value) &&
+    typeof value.lat === 'number' &&
+    typeof value.lon === 'number' &&
+    (value.address === undefined || value.address === null || isString(value.address))
+  );
+}
+
+export function isDriverOffer(value: unknown): value is DriverOffer {
+  return (
+    isRecord(value) &&
+    isString(value.id) &&
+    isString(value.bookingId) &&
+    isString(value.vehicleId) &&
+    isString(value.offeredAt) &&
+    isString(value.expiresAt) &&
+    Number.isFinite(Date.parse(value.expiresAt)) &&
+    isPlace(value.pickup)
+  );
+}
+
+export function isDriverBooking(value: unknown): value is DriverBooking {
+  return (
+    isRecord(value) &&
+    isString(value.id) &&
+    isString(value.status) &&
+    (bookingStatuses as readonly string[]).includes(value.status) &&
+    isPlace(value.pickup)
+  );
+}
+
+export function isOfferClosed(value: unknown): value is { id: string; response: OfferResponse } {
+  return (
+    isRecord(value) &&
+    isString(value.id) &&
+    isString(value.response) &&
+    ['accepted', 'declined', 'expired', 'withdrawn'].includes(value.response)
+  );
+}
+
+export function isDriverHello(value: unknown): value is DriverHello {
+  return isRecord(value) && isString(value.vehicleId);
+}
