@@ -16,8 +16,11 @@ const WEST = -47.92;
 const EAST = -47.88;
 const METRES_PER_DEG_LON = haversineM(SLOW_LAT, 0, SLOW_LAT, 1);
 
-/** A taxi crossing from WEST to EAST along `lat` at `speedKmh`, free, a sample every 10 s, ending `endMs`. */
-function crossing(deviceId: string, lat: number, speedKmh: number, endMs: number) {
+/**
+ * A taxi crossing from WEST to EAST along `lat` at `speedKmh`, free, a sample every 10 s, ending
+ * `endMs`; `reportsSpeed` false: a tracker that sends positions only.
+ */
+function crossing(deviceId: string, lat: number, speedKmh: number, endMs: number, reportsSpeed = true) {
   const stepDeg = ((speedKmh / 3.6) * 10) / METRES_PER_DEG_LON;
   const n = Math.floor((EAST - WEST) / stepDeg) + 1;
   return Array.from({ length: n }, (_, i) => ({
@@ -25,7 +28,7 @@ function crossing(deviceId: string, lat: number, speedKmh: number, endMs: number
     ts: new Date(endMs - (n - 1 - i) * 10_000).toISOString(),
     lat,
     lon: WEST + i * stepDeg,
-    speedKmh,
+    ...(reportsSpeed ? { speedKmh } : {}),
     meter: { state: 'free' },
   }));
 }
@@ -64,7 +67,7 @@ describe.each(['pglite', 'postgres'] as Target[])('trace-history travel times (%
     const hired = await registerVehicle(sys, { operatorId: 'coop-eta' });
     for (const [dev, samples] of [
       [slow, crossing(slow.identifier, SLOW_LAT, 10, now - 120_000)],
-      [fast, crossing(fast.identifier, FAST_LAT, 50, now - 120_000)],
+      [fast, crossing(fast.identifier, FAST_LAT, 50, now - 120_000, false)],
       [hired, lShapedTrip(hired.identifier, now - 40 * 60_000)],
     ] as const) {
       const res = await api(sys, 'POST', '/v1/telemetry', samples, dev.token);
@@ -104,7 +107,7 @@ describe.each(['pglite', 'postgres'] as Target[])('trace-history travel times (%
       (await straight.estimate([{ lat: SLOW_LAT, lon: WEST }], { lat: SLOW_LAT, lon: EAST }))[0] as number,
       3,
     );
-    // Learnt: about 10 km/h and 50 km/h along the whole way.
+    // Learnt: about 10 km/h and 50 km/h along the whole way (the latter from positions alone).
     expect(slowS / ((lengthM * detour) / (10 / 3.6))).toBeGreaterThan(0.85);
     expect(slowS / ((lengthM * detour) / (10 / 3.6))).toBeLessThan(1.15);
     expect(fastS / ((lengthM * detour) / (50 / 3.6))).toBeGreaterThan(0.85);

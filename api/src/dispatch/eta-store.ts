@@ -48,7 +48,7 @@ export interface SpeedSquareRow {
   readonly how: number;
   /** Sum of the samples' weights (each 1 at `to`, halving every `halfLifeS` before it). */
   readonly w: number;
-  /** Sum of weight × speed_kmh. */
+  /** Sum of weight × speed (km/h). */
   readonly ws: number;
 }
 
@@ -72,13 +72,20 @@ export async function readSpeedSquares(db: Queryable, q: SpeedSquareQuery): Prom
     `SELECT round(t.lat / $3)::int AS la, round(t.lon / $3)::int AS lo,
             ((extract(isodow FROM t.ts AT TIME ZONE 'UTC')::int - 1) * 24
               + extract(hour FROM t.ts AT TIME ZONE 'UTC')::int) AS how,
-            sum(t.w)::float8 AS w, sum(t.w * t.speed_kmh)::float8 AS ws
+            sum(t.w)::float8 AS w, sum(t.w * t.speed)::float8 AS ws
        FROM vehicles v
        CROSS JOIN LATERAL (
-         SELECT s.lat, s.lon, s.ts, s.speed_kmh,
+         SELECT s.lat, s.lon, s.ts, s.speed,
                 exp(-0.6931471805599453 * extract(epoch FROM ($2::timestamptz - s.ts)) / $5) AS w
-           FROM telemetry s
-          WHERE s.vehicle_id = v.id AND s.ts > $1 AND s.ts <= $2 AND s.speed_kmh > $4
+           FROM (
+             -- A tracker that reports no speed: the distance over the time since its previous
+             -- sample, when that was recent enough to be one stretch of street.
+             SELECT s.lat, s.lon, s.ts,
+                    coalesce(s.speed_kmh, CASE WHEN s.dt_s > 0 AND s.dt_s <= 60 THEN s.dist_m / s.dt_s * 3.6 END) AS speed
+               FROM telemetry s
+              WHERE s.vehicle_id = v.id AND s.ts > $1 AND s.ts <= $2
+           ) s
+          WHERE s.speed > $4
        ) t
       WHERE v.service_type = 'taxi'
       GROUP BY 1, 2, 3`,
