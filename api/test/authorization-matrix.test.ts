@@ -305,11 +305,12 @@ describe('authorization matrix', () => {
     expect(await recordCounts(sys)).toEqual(seeded);
   });
 
-  it('admits the Socket.IO /live namespace for the same roles, refusing the others with a code', async () => {
+  /** Each caller's handshake with a Socket.IO namespace: `connected` or the refusal's code. */
+  async function socketOutcomes(namespace: string): Promise<Record<string, string>> {
     const outcomes: Record<string, string> = {};
     for (const role of roles) {
       const token = tokens[role];
-      const socket = io(`${sys.url}/live`, {
+      const socket = io(`${sys.url}${namespace}`, {
         auth: token ? { token } : {},
         transports: ['websocket'],
         reconnection: false,
@@ -323,6 +324,11 @@ describe('authorization matrix', () => {
       });
       socket.close();
     }
+    return outcomes;
+  }
+
+  it('admits the Socket.IO /live namespace for the same roles, refusing the others with a code', async () => {
+    const outcomes = await socketOutcomes('/live');
     const want = Object.fromEntries(
       roles.map((role) => [
         role,
@@ -332,6 +338,24 @@ describe('authorization matrix', () => {
             ? 'FORBIDDEN'
             : role === 'none' && outcomes.none === 'MISSING_TOKEN'
               ? 'MISSING_TOKEN'
+              : 'INVALID_TOKEN',
+      ]),
+    );
+    expect(outcomes).toEqual(want);
+  });
+
+  it('admits the Socket.IO /driver namespace for device tokens only (the admin must name a vehicle)', async () => {
+    const outcomes = await socketOutcomes('/driver');
+    const users: MatrixRole[] = ['regulator', 'enforcement', 'dispatcher', 'operator'];
+    const want = Object.fromEntries(
+      roles.map((role) => [
+        role,
+        role === 'device'
+          ? 'connected'
+          : role === 'admin'
+            ? 'VEHICLE_ID_REQUIRED'
+            : users.includes(role as MatrixRole)
+              ? 'FORBIDDEN'
               : 'INVALID_TOKEN',
       ]),
     );
