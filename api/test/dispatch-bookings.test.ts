@@ -23,6 +23,8 @@ import { api, startTestSystem, type Target, type TestSystem, waitFor } from './s
  */
 
 const OFFER_TIMEOUT_S = 2;
+/** Long enough for the main flow to be accepted well before, short enough to watch a booking expire. */
+const BOOKING_TIMEOUT_S = 8;
 
 for (const target of ['pglite', 'postgres'] as Target[]) {
   describe(`bookings end to end (${target})`, () => {
@@ -39,6 +41,7 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
     beforeAll(async () => {
       sys = await startTestSystem(target, {
         DISPATCH_OFFER_TIMEOUT_S: String(OFFER_TIMEOUT_S),
+        DISPATCH_BOOKING_TIMEOUT_S: String(BOOKING_TIMEOUT_S),
         DISPATCH_POLL_INTERVAL_MS: '100',
       });
       sys.bus.subscribe((m: BusMessage) => {
@@ -213,6 +216,46 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
         'on-board',
         'completed',
       ]);
+    });
+
+    it('withdraws the offer of a taxi that stops being free, and the open offer of a cancelled booking', async () => {
+      await report(sys, t.near, north(BSB, 200));
+      await report(sys, t.middle, north(BSB, 900));
+      const b = await must<Booking>(sys, 'POST', '/v1/bookings', { operatorId: coop, pickup: BSB });
+      expect((await openOffer(sys, b.id, 1)).vehicleId).toBe(t.near.vehicleId);
+      // It takes a passenger at the kerb: the offer is withdrawn and the booking passes on at once.
+      await report(sys, t.near, north(BSB, 210), { meter: 'hired' });
+      const next = await openOffer(sys, b.id, 2, (OFFER_TIMEOUT_S - 1) * 1000);
+      expect(next.vehicleId).toBe(t.middle.vehicleId);
+      expect((await booking(sys, b.id)).offers[0]?.response).toBe('withdrawn');
+      // Cancelled while offered: the open offer is withdrawn, the taxi no longer sees it.
+      const cancelled = await api<Booking>(sys, 'POST', `/v1/bookings/${b.id}/cancel`, undefined, dispatcher);
+      expect(cancelled.body.status).toBe('cancelled');
+      expect(cancelled.body.offers.map((o) => o.response)).toEqual(['withdrawn', 'withdrawn']);
+      expect((await api<{ items: unknown[] }>(sys, 'GET', '/v1/offers', undefined, t.middle.token)).body.items).toEqual(
+        [],
+      );
+      const again = await api<ErrorBody>(sys, 'POST', `/v1/bookings/${b.id}/cancel`, undefined, dispatcher);
+      expect([again.status, again.body.error.code]).toEqual([409, 'BOOKING_CLOSED']);
+      await report(sys, t.near, north(BSB, 200), { meter: 'free' });
+    });
+
+    it('keeps looking while nobody may take a booking, and expires it after DISPATCH_BOOKING_TIMEOUT_S', async () => {
+      // The other cooperative has no taxis at all.
+      const b = await must<Booking>(sys, 'POST', '/v1/bookings', { operatorId: other, pickup: BSB });
+      expect(Date.parse(b.expiresAt) - Date.parse(b.createdAt)).toBe(BOOKING_TIMEOUT_S * 1000);
+      const expired = await bookingWhen(
+        sys,
+        b.id,
+        'expired',
+        (x) => x.status === 'expired',
+        (BOOKING_TIMEOUT_S + 5) * 1000,
+      );
+      expect(expired.offers).toEqual([]);
+      expect(Date.parse(expired.expiredAt ?? '')).toBeGreaterThanOrEqual(Date.parse(b.expiresAt));
+      await waitFor('the expired booking on the bus', () =>
+        messages.some((m) => m.id === b.id && m.status === 'expired'),
+      );
     });
   });
 }

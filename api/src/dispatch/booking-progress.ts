@@ -14,6 +14,9 @@ import type { ActiveBooking, ActiveStatus, BookingStore } from './booking-store.
  * kept from the bus `booking` messages), so it needs no query per position. Each move is a
  * conditional update (`WHERE status = ANY(from)`): whichever process gets there first moves it and
  * publishes it, the others' updates match nothing.
+ *
+ * The same updates close an open offer whose taxi stopped being free (it took a passenger at the
+ * kerb, went off duty): `withdrawn`, and the booking passes on without waiting for the expiry.
  */
 export interface BookingProgressOptions {
   store: BookingStore;
@@ -23,6 +26,8 @@ export interface BookingProgressOptions {
   arrivalRadiusM: number;
   /** Publishes the booking after a move (the service's publish). */
   publish: (booking: Booking) => Promise<void>;
+  /** Closes an open offer whose taxi is no longer free (the service's `withdrawOffer`). */
+  withdraw: (offerId: string) => Promise<void>;
 }
 
 const ACTIVE = new Set<string>(['accepted', 'arrived', 'on-board']);
@@ -45,6 +50,8 @@ export function nextStatus(
 export class BookingProgress {
   /** Bookings in progress by vehicle. */
   private readonly active = new Map<string, ActiveBooking>();
+  /** Open offers by vehicle: offer id. */
+  private readonly offered = new Map<string, string>();
   private chain: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private readonly logLimiter = new LogLimiter();
@@ -59,6 +66,9 @@ export class BookingProgress {
     });
     for (const b of await this.opts.store.activeBookings()) {
       if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
+    }
+    for (const o of await this.opts.store.openOffers({ limit: 100_000 })) {
+      if (!this.offered.has(o.vehicleId)) this.offered.set(o.vehicleId, o.id);
     }
   }
 
@@ -75,6 +85,10 @@ export class BookingProgress {
   }
 
   private track(b: Booking): void {
+    for (const o of b.offers) {
+      if (o.response === null) this.offered.set(o.vehicleId, o.id);
+      else if (this.offered.get(o.vehicleId) === o.id) this.offered.delete(o.vehicleId);
+    }
     for (const [vehicleId, a] of this.active) if (a.id === b.id) this.active.delete(vehicleId);
     if (b.vehicleId && ACTIVE.has(b.status)) {
       this.active.set(b.vehicleId, {
@@ -88,8 +102,8 @@ export class BookingProgress {
   }
 
   private enqueue(updates: readonly FleetUpdate[]): void {
-    if (this.active.size === 0) return;
-    const relevant = updates.filter((u) => this.active.has(u.vehicleId));
+    if (this.active.size === 0 && this.offered.size === 0) return;
+    const relevant = updates.filter((u) => this.active.has(u.vehicleId) || this.offered.has(u.vehicleId));
     if (relevant.length === 0) return;
     this.chain = this.chain.then(() =>
       this.apply(relevant).catch((err: unknown) =>
@@ -100,6 +114,11 @@ export class BookingProgress {
 
   private async apply(updates: readonly FleetUpdate[]): Promise<void> {
     for (const u of updates) {
+      const offerId = this.offered.get(u.vehicleId);
+      if (offerId && u.meterState !== null && u.meterState !== 'free') {
+        this.offered.delete(u.vehicleId);
+        await this.opts.withdraw(offerId);
+      }
       const b = this.active.get(u.vehicleId);
       if (!b) continue;
       const move = nextStatus(b, u, this.opts.arrivalRadiusM);

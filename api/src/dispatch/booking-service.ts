@@ -235,6 +235,24 @@ export class BookingService {
   }
 
   /**
+   * Closes an open offer whose taxi is no longer free (booking-progress.ts): `withdrawn`, and the
+   * booking is due at once for the next taxi. Nothing when it was answered or closed meanwhile.
+   */
+  async withdrawOffer(offerId: string): Promise<void> {
+    const offer = await this.store.offer(offerId);
+    if (!offer) return;
+    const booking = await this.store.db.transaction(async (tx) => {
+      await this.store.lock(tx, offer.bookingId);
+      if (!(await this.store.withdrawOffer(tx, offerId))) return undefined;
+      await this.store.setDueNow(tx, offer.bookingId);
+      return this.mustGet(offer.bookingId, tx);
+    });
+    if (!booking) return;
+    await this.publish(booking);
+    this.opts.wake?.();
+  }
+
+  /**
    * One round of the offer worker's work: each open booking due now. Returns how many changed.
    * Each is locked with SKIP LOCKED (another process holding one is working on it), and the
    * ranking, which may ask a routing server, runs between two short transactions rather than

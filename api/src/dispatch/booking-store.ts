@@ -454,6 +454,16 @@ export class BookingStore {
     return rowCount;
   }
 
+  /** Closes one open offer for a reason of the system's (its taxi is no longer free); false when it was closed. */
+  async withdrawOffer(tx: Queryable, offerId: string): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE booking_offers SET response = 'withdrawn', responded_at = now(), responded_by = 'system'
+       WHERE id = $1 AND response IS NULL`,
+      [offerId],
+    );
+    return rowCount === 1;
+  }
+
   /** Closes the booking's open offers for a reason of the system's (cancelled, assigned, taxi busy). */
   async withdrawOffers(tx: Queryable, bookingId: string): Promise<number> {
     const { rowCount } = await tx.query(

@@ -55,6 +55,7 @@ export async function registerBookings(
     log,
     arrivalRadiusM: config.DISPATCH_ARRIVAL_RADIUS_M,
     publish: (b) => service.publish(b),
+    withdraw: (offerId) => service.withdrawOffer(offerId),
   });
   await registerBookingRoutes(app, service);
   const running = worker;
