@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FleetUpdate, InProcessBus } from '@vigia/core';
 import { migrate, openPglite } from '@vigia/db';
+import { haversineM } from '@vigia/rules';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LiveFleetIndex } from '../src/dispatch/live-fleet-index.js';
@@ -55,6 +56,39 @@ describe('live fleet index', () => {
     expect(ids(index, { vehicleIds: new Set(['far', 'mid', 'hired']) })).toEqual(['mid', 'far']);
     expect(index.get('hired')?.meterState).toBe('hired');
     expect(index.get('bus')).toBeUndefined();
+  });
+
+  it('answers the same through the tree and by measuring a small vehicle set: nearest first, free and online only', () => {
+    const index = new LiveFleetIndex({ offlineAfterS: 120, maxIndexAgeMs: 0, now: () => NOW });
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    const states = ['free', 'hired', 'off', null] as const;
+    const updates = Array.from({ length: 400 }, (_, i) =>
+      update(`v${i}`, (rand() - 0.5) * 8_000, {
+        lon: PICKUP.lon + (rand() - 0.5) * 0.08,
+        meterState: states[i % 4] ?? null,
+        ts: new Date(NOW - (i % 7 === 0 ? 300_000 : 1_000)).toISOString(),
+      }),
+    );
+    index.apply(updates);
+    const expected = (set: ReadonlySet<string>) =>
+      updates
+        .filter((u) => set.has(u.vehicleId) && (u.meterState === 'free' || u.meterState === null))
+        .filter((u) => Date.parse(u.ts) >= NOW - 120_000)
+        .map((u) => ({ id: u.vehicleId, d: haversineM(PICKUP.lat, PICKUP.lon, u.lat, u.lon) }))
+        .filter((x) => x.d <= 5_000)
+        .sort((a, b) => a.d - b.d)
+        .slice(0, 10)
+        .map((x) => x.id);
+    const small = new Set(updates.slice(0, 40).map((u) => u.vehicleId)); // 1/10 of the fleet: measured
+    const large = new Set(updates.slice(0, 300).map((u) => u.vehicleId)); // 3/4: the tree
+    expect(ids(index, { vehicleIds: small })).toEqual(expected(small));
+    expect(ids(index, { vehicleIds: large })).toEqual(expected(large));
+    expect(expected(small).length).toBeGreaterThan(3);
+    expect(expected(large)).toHaveLength(10);
   });
 
   it('drops a taxi from the candidates on the fleet update that makes it hired, and takes it back when free', () => {
