@@ -145,30 +145,32 @@ export class ApiClient {
     return this.getJson<ContractItem>(`/v1/contracts/${encodeURIComponent(id)}`);
   }
 
-  private async listAll<T>(path: string): Promise<T[]> {
+  // listAll, getJson, sendJson and fetch are also the transport of feature modules with routes of
+  // their own (dispatch-api.ts), so a token, timeout and error contract stay in one place.
+  async listAll<T>(path: string): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | null = null;
     do {
       const query = new URLSearchParams({ limit: String(pageSize) });
       if (cursor !== null) query.set('cursor', cursor);
-      const page: Page<T> = await this.getJson<Page<T>>(`${path}?${query}`);
+      const page: Page<T> = await this.getJson<Page<T>>(`${path}${path.includes('?') ? '&' : '?'}${query}`);
       items.push(...page.items);
       cursor = page.next;
     } while (cursor !== null);
     return items;
   }
 
-  private async getJson<T>(path: string): Promise<T> {
+  async getJson<T>(path: string): Promise<T> {
     const response = await this.fetch(path, 'GET', 'application/json');
     return (await response.json()) as T;
   }
 
-  private async sendJson<T>(method: 'POST', path: string, body: unknown): Promise<T> {
+  async sendJson<T>(method: 'POST', path: string, body: unknown): Promise<T> {
     const response = await this.fetch(path, method, 'application/json', body);
     return (await response.json()) as T;
   }
 
-  private async fetch(
+  async fetch(
     path: string,
     method: string,
     accept: string,

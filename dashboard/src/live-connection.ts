@@ -7,6 +7,8 @@ interface ServerToClientEvents {
   fleet: (updates: FleetUpdate[]) => void;
   /** One `LiveViolation` per event; checked by the receiver (violation-guards.ts), hence `unknown`. */
   violation: (violation: unknown) => void;
+  /** One booking (dispatch console); checked by the receiver (dispatch-types.ts), hence `unknown`. */
+  booking: (booking: unknown) => void;
 }
 
 type ClientToServerEvents = Record<string, never>;
@@ -14,6 +16,8 @@ type ClientToServerEvents = Record<string, never>;
 export interface LiveConnectionHandlers {
   onFleet(updates: FleetUpdate[]): void;
   onViolation(violation: unknown): void;
+  /** Only admin and dispatcher sockets receive bookings (of their operators). */
+  onBooking?(booking: unknown): void;
   onStateChange(state: ConnectionState): void;
   /** Connected again after a loss: pushes sent meanwhile are gone, so the caller resynchronises. */
   onReconnected(): void;
@@ -52,6 +56,7 @@ export class LiveConnection {
       if (Array.isArray(updates)) handlers.onFleet(updates);
     });
     this.socket.on('violation', (violation) => handlers.onViolation(violation));
+    this.socket.on('booking', (booking) => handlers.onBooking?.(booking));
   }
 
   retry(): void {

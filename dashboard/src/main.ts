@@ -7,6 +7,7 @@ import type { DashboardConfig, ViolationFilters } from './api-types.js';
 import { takeTokenFromLocation } from './auth-token.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { installDebugHandle } from './debug-handle.js';
+import { DispatchConsole, isDispatchRoute, mountDispatchPanels } from './dispatch-console.js';
 import { element, requireElement } from './dom.js';
 import { EvidenceLayer } from './evidence-layer.js';
 import { FieldAlerts } from './field-alerts.js';
@@ -16,7 +17,7 @@ import { FleetPanel } from './fleet-panel.js';
 import { FleetStore } from './fleet-store.js';
 import { takeHashParam } from './hash-params.js';
 import { createMap, offlineStyleUrl, renderAreaNavigation } from './map-view.js';
-import { fieldMessages } from './messages.pt-BR.js';
+import { dispatchMessages, fieldMessages } from './messages.pt-BR.js';
 import { Notice } from './notice.js';
 import { ServerClock } from './server-clock.js';
 import { DashboardSession } from './session.js';
@@ -45,7 +46,10 @@ async function main(): Promise<void> {
   const indicator = new ConnectionIndicator(requireElement('#connection', HTMLElement));
   // The field view (agents' phones) is a route of the same page: before the map, so it is laid out for it.
   const field = isFieldRoute() ? mountFieldPanel(requireElement('main.layout', HTMLElement)) : null;
-  addViewSwitch(field !== null);
+  // So is the dispatch console (dispatchers' desks): its panels take the place of the fleet and feed.
+  const dispatchPanels =
+    field === null && isDispatchRoute() ? mountDispatchPanels(requireElement('main.layout', HTMLElement)) : null;
+  addViewSwitch(currentRoute());
 
   let config = fallbackConfig;
   try {
@@ -90,6 +94,17 @@ async function main(): Promise<void> {
     onExport: (filters) => exportCsv(sync.client, filters),
   });
 
+  const dispatchConsole = dispatchPanels
+    ? new DispatchConsole({
+        panels: dispatchPanels,
+        fleet: store,
+        alerts: new FieldAlerts(),
+        client: () => sync.client,
+        onUnauthorized: () => session?.recheckToken(),
+        now: () => clock.now(),
+      })
+    : null;
+
   let operatorNames: ReadonlyMap<string, string> = new Map();
   const operatorName = (id: string | null) => (id === null ? 'No operator' : (operatorNames.get(id) ?? id));
   session = new DashboardSession({
@@ -101,11 +116,13 @@ async function main(): Promise<void> {
       operatorNames = names;
     },
     violations: sync,
+    ...(dispatchConsole ? { bookings: dispatchConsole } : {}),
   });
   // The fleet loads while the style and its tiles do; the layer reads whatever has arrived by then.
   const started = session.start(token);
+  void started.then(() => dispatchConsole?.start());
   // Below the fleet in its side panel (desk layout only): which alert receivers are failing.
-  if (field === null) {
+  if (field === null && dispatchConsole === null) {
     const alertSection = element('section', 'alert-status');
     alertSection.id = 'alert-status';
     requireElement('#fleet-panel', HTMLElement).append(alertSection);
@@ -118,6 +135,7 @@ async function main(): Promise<void> {
 
   await loaded;
   const layer = new VehicleLayer(map, store);
+  dispatchConsole?.attachMap(map);
   new ViolationMarkLayer(map, violations);
   const evidence = new EvidenceLayer(map);
   const inspector = new ViolationInspector({
@@ -176,7 +194,11 @@ async function main(): Promise<void> {
     const [feature] = map.queryRenderedFeatures(hitBox, { layers: [vehicleCircleLayerId] });
     const id: unknown = feature?.properties.id;
     if (typeof id === 'string') popup.open(id);
-    else popup.close();
+    else {
+      popup.close();
+      // In the dispatch console a click on the map (not on a vehicle) pins the pickup.
+      dispatchConsole?.handleMapClick(event.lngLat);
+    }
   });
   map.on('mouseenter', vehicleCircleLayerId, () => {
     map.getCanvas().style.cursor = 'pointer';
@@ -187,17 +209,33 @@ async function main(): Promise<void> {
   await started;
 }
 
-/** A link in the top bar between the desk layout and the field view; the page reloads into the other. */
-function addViewSwitch(fieldMode: boolean): void {
-  const link = document.createElement('a');
-  link.className = 'view-switch';
-  link.href = fieldMode ? '#' : '#field';
-  link.textContent = fieldMode ? fieldMessages.openDesk : fieldMessages.openField;
-  link.lang = 'pt-BR';
+type Route = 'desk' | 'field' | 'dispatch';
+
+function currentRoute(): Route {
+  if (isFieldRoute()) return 'field';
+  return isDispatchRoute() ? 'dispatch' : 'desk';
+}
+
+/** Links in the top bar between the desk layout, the field view and the dispatch console; the page reloads into the other. */
+function addViewSwitch(route: Route): void {
+  const links: Array<[string, string]> =
+    route === 'desk'
+      ? [
+          ['#dispatch', dispatchMessages.openDispatch],
+          ['#field', fieldMessages.openField],
+        ]
+      : [['#', fieldMessages.openDesk]];
   const connection = requireElement('#connection', HTMLElement);
-  connection.before(link);
+  links.forEach(([href, text], index) => {
+    const link = document.createElement('a');
+    link.className = index === 0 ? 'view-switch' : 'view-switch view-switch--next';
+    link.href = href;
+    link.textContent = text;
+    link.lang = 'pt-BR';
+    connection.before(link);
+  });
   window.addEventListener('hashchange', () => {
-    if (isFieldRoute() !== fieldMode) window.location.reload();
+    if (currentRoute() !== route) window.location.reload();
   });
 }
 

@@ -17,6 +17,8 @@ export interface SessionOptions {
   onOperators: (names: ReadonlyMap<string, string>) => void;
   /** Loads violations once a token is accepted and keeps them in step with the live channel. */
   violations: ViolationSync;
+  /** The dispatch console's share of the live channel: each `booking` push, and every reconnect. */
+  bookings?: { applyLive(booking: unknown): void; resync(): void };
 }
 
 const refusedMessage = 'The API refused this token. Enter a valid API token.';
@@ -108,9 +110,11 @@ export class DashboardSession {
     const live = new LiveConnection(token, {
       onFleet: (updates) => store.applyUpdates(updates),
       onViolation: (violation) => violations.applyLive(violation),
+      onBooking: (booking) => this.options.bookings?.applyLive(booking),
       onStateChange: (state) => indicator.show(state),
       onReconnected: () => {
         violations.resync();
+        this.options.bookings?.resync();
         api.listVehicles().then(
           (vehicles) => store.mergeListing(vehicles),
           (error: unknown) => this.onLiveTrouble(api, live, error),
