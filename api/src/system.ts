@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { type AlertService, registerAlerts } from './alerts/alert-service.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
+import { registerDispatchReportRoutes } from './dispatch/dispatch-report-routes.js';
 import { type Bookings, registerBookings } from './dispatch/bookings.js';
 import { CandidateRanker } from './dispatch/candidate-ranking.js';
 import { LiveFleetIndex } from './dispatch/live-fleet-index.js';
@@ -84,6 +85,7 @@ export async function startSystem(
     // The stands' legal queues as the live rules store them (dispatch offers the head first).
     standQueues = new DbStandQueues({ db, bus, log });
     await registerStandQueueRoutes(app, { queues: standQueues });
+    await registerDispatchReportRoutes(app, { db, maxDays: config.DISPATCH_REPORT_MAX_DAYS });
     // Bookings go to the operator's best free taxi: the stand queue's head first, then best arrival.
     fleetIndex = await LiveFleetIndex.start(db, bus, { offlineAfterS: config.OFFLINE_AFTER_S });
     bookings = await registerBookings(app, {

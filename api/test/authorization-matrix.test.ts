@@ -96,6 +96,8 @@ const expected: Record<string, 'public' | Caller[]> = {
   'POST /v1/vehicles/import': registrars,
   // A stand's legal queue: what anyone at the stand sees, for every user role, unscoped (api/src/dispatch/STANDS.md).
   'GET /v1/stands/:id/queue': readers,
+  // The cooperative's dispatch report: the admin, dispatchers (their operators), regulators (they supervise dispatch).
+  'GET /v1/bookings/report': ['admin', 'dispatcher', 'regulator'],
 };
 
 /**

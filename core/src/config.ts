@@ -189,6 +189,8 @@ export const configSchema = z.object({
   DISPATCH_CANDIDATES: positiveInt(20),
   /** Dispatch: no taxi farther than this many metres (straight line) from the pickup is offered a booking. */
   DISPATCH_SEARCH_RADIUS_M: positiveInt(10_000),
+  /** Dispatch report: the longest range (days) one `GET /v1/bookings/report` covers; longer is 400 RANGE_TOO_LARGE. */
+  DISPATCH_REPORT_MAX_DAYS: z.coerce.number().int().min(1).max(366).default(31),
 });
 
 export type Config = z.infer<typeof configSchema>;

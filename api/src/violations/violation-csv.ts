@@ -46,7 +46,7 @@ export function neutraliseFormula(text: string): string {
  * CRLF rows, dates as ISO instants, text neutralised. A cell with a lone CR or LF is quoted too
  * (csv-stringify quotes only the record delimiter itself), so it can never start a new row.
  */
-const options = {
+export const csvWriteOptions = {
   record_delimiter: 'windows',
   quoted_match: /[\r\n]/,
   cast: {
@@ -58,7 +58,7 @@ const options = {
 } as const;
 
 export function violationsCsvHeader(): string {
-  return stringify([columns.map(([name]) => name)], options);
+  return stringify([columns.map(([name]) => name)], csvWriteOptions);
 }
 
 /** The rows of one page of the export. */
@@ -66,6 +66,6 @@ export function violationsCsvRows(rows: readonly ViolationRow[]): string {
   if (rows.length === 0) return '';
   return stringify(
     rows.map((v) => columns.map(([, get]) => get(v) ?? null)),
-    options,
+    csvWriteOptions,
   );
 }
