@@ -212,8 +212,25 @@ describe.each<Target>(['pglite', 'postgres'])('stand queue end to end (%s)', (ta
     expect(jumps[0]?.measured.jumpedOver).toEqual(ahead);
   });
 
-  it('answers 404 STAND_NOT_FOUND for a stand that is not registered', async () => {
+  it('answers 404 STAND_NOT_FOUND for a stand never registered, and no queue at a retired one', async () => {
     const res = await api<{ error: { code: string } }>(sys, 'GET', '/v1/stands/stand-nowhere/queue');
     expect([res.status, res.body.error.code]).toEqual([404, 'STAND_NOT_FOUND']);
+    const taxi = await registerVehicle(sys);
+    const stand = await api<{ id: string }>(sys, 'POST', '/v1/stands', {
+      pack: 'df-taxi',
+      name: 'Ponto desativado',
+      geometry: { type: 'Point', coordinates: [-47.9, -15.81] },
+      radiusM: 20,
+      places: 2,
+      kind: 'livre',
+    });
+    await sys.db.query(
+      `INSERT INTO stand_queues (stand_id, pack, items, as_of) VALUES ($1, 'df-taxi', $2::jsonb, now())`,
+      [stand.body.id, JSON.stringify([{ vehicleId: taxi.vehicleId, enteredAt: new Date().toISOString() }])],
+    );
+    expect((await api<QueueBody>(sys, 'GET', `/v1/stands/${stand.body.id}/queue`)).body.items).toHaveLength(1);
+    expect((await api(sys, 'DELETE', `/v1/stands/${stand.body.id}`)).status).toBe(200);
+    const retired = await api<QueueBody>(sys, 'GET', `/v1/stands/${stand.body.id}/queue`);
+    expect([retired.status, retired.body.items]).toEqual([200, []]);
   });
 });

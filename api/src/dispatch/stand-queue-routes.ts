@@ -15,13 +15,14 @@ const paramsSchema = z.object({ id: z.string().min(1).max(200) });
 /**
  * `GET /v1/stands/:id/queue` → `{ items: [{ vehicleId, plate, enteredAt, waitedS }] }`: the
  * stand's legal queue as the live rules see it, first in line first (API.md "Radio-taxi
- * dispatch"); 404 STAND_NOT_FOUND for a stand not registered (or retired).
+ * dispatch"); 404 STAND_NOT_FOUND for a stand never registered, no one in line at a retired one.
  */
 export async function registerStandQueueRoutes(app: FastifyInstance, deps: { queues: DbStandQueues }): Promise<void> {
   app.get('/v1/stands/:id/queue', read, async (req) => {
     const { id } = paramsSchema.parse(req.params);
     const [stand, items] = await Promise.all([deps.queues.stand(id), deps.queues.queue(id)]);
     if (!stand) throw new AppError('STAND_NOT_FOUND', `No stand ${id}`, 404);
-    return { items };
+    // A retired stand has no queue: the rules stopped following it, so its last stored one is stale.
+    return { items: stand.retired ? [] : items };
   });
 }

@@ -46,10 +46,14 @@ export class DbStandQueues implements StandQueues {
     });
   }
 
-  /** The stand as registered now (null: unknown or retired). Read from the table, never the cache: a stand just registered in another process is found. */
-  async stand(standId: string): Promise<{ id: string; name: string; pack: Pack } | null> {
-    const { rows } = await this.deps.db.query<{ id: string; name: string; pack: Pack }>(
-      'SELECT id, name, pack FROM stands WHERE id = $1 AND retired_at IS NULL',
+  /**
+   * The stand as registered (null: never registered; a retired one is still known, as
+   * `GET /v1/stands/:id` knows it). Read from the table, never the cache: a stand just
+   * registered in another process is found.
+   */
+  async stand(standId: string): Promise<{ id: string; name: string; pack: Pack; retired: boolean } | null> {
+    const { rows } = await this.deps.db.query<{ id: string; name: string; pack: Pack; retired: boolean }>(
+      'SELECT id, name, pack, retired_at IS NOT NULL AS retired FROM stands WHERE id = $1',
       [standId],
     );
     return rows[0] ?? null;
