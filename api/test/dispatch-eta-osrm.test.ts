@@ -1,10 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { loadConfig } from '@vigia/core';
+import { openPglite } from '@vigia/db';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LatLon, TravelTimeEstimator } from '../src/dispatch/dispatch-ports.js';
 import { OsrmTravelTimes } from '../src/dispatch/osrm-travel-times.js';
+import { createTravelTimes } from '../src/dispatch/travel-times.js';
 
 /**
  * OSRM itself cannot run here (no road graph, no binary): this local server answering the Table
@@ -107,5 +110,21 @@ describe('OSRM travel times', () => {
     lines.length = 0;
     expect(await down.estimate(origins(0), PICKUP, new Date())).toEqual([999, 999, 999]);
     expect(lines.map((l) => l.code)).toEqual(['ROUTING_UNREACHABLE']);
+  });
+
+  it('is chosen by ROUTING_URL, with the history model behind it; unset: the history model alone', async () => {
+    const db = await openPglite(undefined);
+    try {
+      const routed = createTravelTimes(loadConfig({ ROUTING_URL: baseUrl }), db, log);
+      expect(routed.estimator.name).toBe('osrm');
+      expect(routed.estimator).toBeInstanceOf(OsrmTravelTimes);
+      mode = 1; // a server that never answers: the history estimate (straight line, nothing learnt yet)
+      const [eta] = await routed.estimator.estimate([{ lat: -15.8, lon: -47.9 }], PICKUP, new Date());
+      const [history] = await routed.history.estimate([{ lat: -15.8, lon: -47.9 }], PICKUP, new Date());
+      expect(eta).toBeCloseTo(history as number, 6);
+      expect(createTravelTimes(loadConfig({}), db, log).estimator.name).toBe('history');
+    } finally {
+      await db.close();
+    }
   });
 });
