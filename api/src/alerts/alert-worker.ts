@@ -1,4 +1,4 @@
-import { LogLimiter } from '@vigia/core';
+import { LogLimiter, PeriodicWorker, type WorkerHealth } from '@vigia/core';
 import type { Logger } from 'pino';
 import type { AlertChannel, AlertMessage, AlertTarget, DeliveryResult } from './alert-channel.js';
 import { subscriptionMatches } from './alert-filter.js';
@@ -42,11 +42,9 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
  * by one process, and a process killed mid-attempt leaves it to another once its lease ends.
  */
 export class AlertWorker {
-  private timer: NodeJS.Timeout | undefined;
   private stopped = true;
-  /** The round in progress: one at a time per process, whoever starts it (the poll or a freed slot). */
-  private round: Promise<void> | undefined;
-  private again = false;
+  /** The rounds: one at a time per process, whoever asks (the poll or a freed slot), the shared worker lifecycle. */
+  private readonly rounds: PeriodicWorker;
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
   /** Deliveries this process is attempting: a lease that ran out under a stalled database must not start a second attempt here. */
@@ -54,19 +52,26 @@ export class AlertWorker {
   private lastPurge = 0;
   private readonly logLimiter = new LogLimiter();
 
-  constructor(private readonly opts: AlertWorkerOptions) {}
+  constructor(private readonly opts: AlertWorkerOptions) {
+    this.rounds = new PeriodicWorker({
+      name: 'alerts',
+      intervalMs: opts.pollIntervalMs,
+      log: opts.log,
+      errorCode: 'ALERT_WORKER_FAILED',
+      round: () => this.runRound(),
+    });
+  }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    this.rounds.start();
   }
 
   /** Stops polling and waits for the attempts in flight (each is bounded by the timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.round?.catch(() => undefined);
+    await this.rounds.stop();
     // Attempts launched by the last round included; each is bounded by the timeout.
     await Promise.allSettled([...this.attempts]);
     this.logLimiter.flush();
@@ -77,20 +82,11 @@ export class AlertWorker {
    * round, another follows it, so a freed slot is refilled without waiting for the next poll.
    */
   runOnce(): Promise<void> {
-    if (this.round) {
-      this.again = true;
-      return this.round;
-    }
-    this.round = this.runRound().finally(() => {
-      this.round = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        void this.runOnce().catch((err: unknown) =>
-          this.opts.log.warn({ err, code: 'ALERT_WORKER_FAILED' }, 'alert round failed'),
-        );
-      }
-    });
-    return this.round;
+    return this.rounds.runOnce();
+  }
+
+  health(): WorkerHealth {
+    return this.rounds.health();
   }
 
   private async runRound(): Promise<void> {
@@ -101,16 +97,6 @@ export class AlertWorker {
     }
     await this.claimDue();
     await this.purgeWhenDue();
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.runOnce()
-        .catch((err: unknown) => this.opts.log.warn({ err, code: 'ALERT_WORKER_FAILED' }, 'alert round failed'))
-        .finally(() => this.schedule(this.opts.pollIntervalMs));
-    }, delayMs);
-    this.timer.unref();
   }
 
   private async claimDue(): Promise<void> {
