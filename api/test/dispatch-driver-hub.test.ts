@@ -116,8 +116,10 @@ describe('Socket.IO /driver', () => {
     const farClient = await connect(sys.url, { token: far.token });
     try {
       // The first event says who the page speaks for: the tracker sends as this identifier.
+      const nearVehicle = await api<{ plate: string }>(sys, 'GET', `/v1/vehicles/${near.vehicleId}`);
       expect(await waitFor('hello', find(nearClient, 'hello'))).toEqual({
         vehicleId: near.vehicleId,
+        plate: nearVehicle.body.plate,
         deviceId: near.deviceId,
         identifier: near.identifier,
       });

@@ -174,7 +174,7 @@ export const driverMessages = {
   tokenRefused: 'O servidor recusou este token. Peça à cooperativa o token de um dispositivo do seu táxi.',
   tokenSubmit: 'Conectar',
   forgetToken: 'Trocar token',
-  vehicle: (vehicleId: string) => `Táxi ${vehicleId}`,
+  vehicle: (plate: string) => `Táxi ${plate}`,
   connecting: 'Conectando…',
   online: 'Conectado',
   reconnecting: 'Sem conexão com a central: tentando de novo…',

@@ -20,6 +20,8 @@ export interface DriverFeedSource {
   openOffers(vehicleId: string): Promise<OpenOffer[]>;
   /** The booking the vehicle is serving (accepted, arrived, on-board), or null. */
   servingBooking(vehicleId: string): Promise<Booking | null>;
+  /** The vehicle's plate (what the driver recognises), null for an unknown vehicle. */
+  plateOf(vehicleId: string): Promise<string | null>;
 }
 
 /** The booking store as the hub reads it. */
@@ -31,12 +33,16 @@ export function driverFeedFrom(store: BookingStore): DriverFeedSource {
       const active = (await store.activeBookings()).find((b) => b.vehicleId === vehicleId);
       return active ? ((await store.get(active.id)) ?? null) : null;
     },
+    async plateOf(vehicleId) {
+      return (await store.vehicleFacts([vehicleId], null)).get(vehicleId)?.plate ?? null;
+    },
   };
 }
 
 /** The first event on every connection: who the page speaks for (the tracker needs the identifier). */
 export interface DriverHello {
   vehicleId: string;
+  plate: string | null;
   deviceId: string | null;
   /** The device's identifier: the `deviceId` its telemetry carries. */
   identifier: string | null;
@@ -117,16 +123,19 @@ export class DriverHub {
   private async welcome(socket: Socket): Promise<void> {
     const principal = socket.data.principal as Principal;
     const vehicleId = vehicleOf(principal, socket);
+    const { source } = this.opts;
+    const [plate, offers, serving] = await Promise.all([
+      source.plateOf(vehicleId),
+      source.openOffers(vehicleId),
+      source.servingBooking(vehicleId),
+    ]);
     const hello: DriverHello = {
       vehicleId,
+      plate,
       deviceId: principal.kind === 'device' ? principal.deviceId : null,
       identifier: principal.kind === 'device' ? principal.identifier : null,
     };
     socket.emit('hello', hello);
-    const [offers, serving] = await Promise.all([
-      this.opts.source.openOffers(vehicleId),
-      this.opts.source.servingBooking(vehicleId),
-    ]);
     for (const offer of offers) {
       this.remember(offer.id, vehicleId, offer.expiresAt);
       socket.emit('offer', offer);

@@ -54,6 +54,7 @@ export interface DriverBooking {
 /** The first event of every connection. */
 export interface DriverHello {
   vehicleId: string;
+  plate: string | null;
   deviceId: string | null;
   identifier: string | null;
 }

@@ -103,7 +103,7 @@ class DriverApp {
     this.connection?.close();
     this.connection = new DriverConnection(token, {
       onHello: (hello) => {
-        requireElement('#driver-vehicle', HTMLElement).textContent = m.vehicle(hello.vehicleId);
+        requireElement('#driver-vehicle', HTMLElement).textContent = m.vehicle(hello.plate ?? hello.vehicleId);
         // A snapshot of the open offers and the booking follows: what was shown before may be stale.
         this.offers.clear();
         this.tracker.setIdentifier(hello.identifier);
@@ -141,17 +141,24 @@ class DriverApp {
           window.setTimeout(() => this.connection?.retry(), refusedRetryMs);
           return;
         }
-        this.connection?.close();
-        this.connection = null;
-        this.api = null;
-        this.tracker.setApi(null);
-        forgetToken(driverTokenKey);
-        this.offers.clear();
-        this.booking = null;
-        this.render();
-        void this.start(null, m.tokenRefused);
+        this.signOut(m.tokenRefused);
       },
     );
+  }
+
+  /** Forgets the token (refused, or the phone now serves another taxi) and asks for one. */
+  signOut(reason: string): void {
+    if (this.asking) return;
+    this.connection?.close();
+    this.connection = null;
+    this.api = null;
+    this.tracker.setApi(null);
+    forgetToken(driverTokenKey);
+    this.offers.clear();
+    this.booking = null;
+    requireElement('#driver-vehicle', HTMLElement).textContent = '';
+    this.render();
+    void this.start(null, reason);
   }
 
   private async answer(offer: DriverOffer, action: 'accept' | 'decline'): Promise<void> {
@@ -295,6 +302,7 @@ function fillStaticText(): void {
   set('#token-hint', m.tokenHint);
   set('#token-submit', m.tokenSubmit);
   set('#driver-connection', m.connecting);
+  set('#driver-forget', m.forgetToken);
 }
 
 function registerServiceWorker(): void {
@@ -318,6 +326,7 @@ async function main(): Promise<void> {
     // Offline start (from the service worker's cache): the built-in map needs no network.
   }
   const app = new DriverApp(clock, styleUrl);
+  requireElement('#driver-forget', HTMLButtonElement).addEventListener('click', () => app.signOut(m.tokenAsk));
   await app.start(token);
 }
 
