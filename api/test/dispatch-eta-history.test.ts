@@ -34,7 +34,7 @@ function crossing(deviceId: string, lat: number, speedKmh: number, endMs: number
 }
 
 /** A hired trip 1.5 km north then 1.5 km east at 36 km/h (100 m per 10 s sample), free before and after. */
-function lShapedTrip(deviceId: string, startMs: number) {
+function lShapedTrip(deviceId: string, startMs: number, tripId: string) {
   const lat0 = -15.76;
   const lon0 = -47.9;
   const dLat = 100 / haversineM(lat0, lon0, lat0 + 1, lon0);
@@ -49,10 +49,7 @@ function lShapedTrip(deviceId: string, startMs: number) {
     lat: p.lat,
     lon: p.lon,
     speedKmh: p.state === 'hired' ? 36 : 0,
-    meter:
-      p.state === 'hired'
-        ? { state: 'hired', tariff: 1, fareCents: 500 + i * 10, tripId: 'trip-l' }
-        : { state: 'free' },
+    meter: p.state === 'hired' ? { state: 'hired', tariff: 1, fareCents: 500 + i * 10, tripId } : { state: 'free' },
   }));
 }
 
@@ -65,10 +62,13 @@ describe.each(['pglite', 'postgres'] as Target[])('trace-history travel times (%
     const slow = await registerVehicle(sys, { operatorId: 'coop-eta' });
     const fast = await registerVehicle(sys, { operatorId: 'coop-eta' });
     const hired = await registerVehicle(sys, { operatorId: 'coop-eta' });
+    const running = await registerVehicle(sys, { operatorId: 'coop-eta' });
     for (const [dev, samples] of [
       [slow, crossing(slow.identifier, SLOW_LAT, 10, now - 120_000)],
       [fast, crossing(fast.identifier, FAST_LAT, 50, now - 120_000, false)],
-      [hired, lShapedTrip(hired.identifier, now - 40 * 60_000)],
+      [hired, lShapedTrip(hired.identifier, now - 40 * 60_000, 'trip-done')],
+      // Still hired 8.7 minutes ago: under way at the read's settle bound (10 min), not taken half-way.
+      [running, lShapedTrip(running.identifier, now - 14 * 60_000, 'trip-running').slice(0, -1)],
     ] as const) {
       const res = await api(sys, 'POST', '/v1/telemetry', samples, dev.token);
       expect(res.status).toBe(200);

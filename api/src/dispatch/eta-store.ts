@@ -109,7 +109,8 @@ const TRIP_LOOKBACK = '3 hours';
 
 /**
  * Hired trips of taxis whose last hired sample lies in (from, to]: the caller keeps `to` some
- * minutes behind the present so a trip still running is not taken half-way.
+ * minutes behind the present, so a trip with a sample after `to` is still running and is left for
+ * a later read, which takes it whole (each trip is read once).
  */
 export async function readTrips(db: Queryable, from: Date, to: Date, limit: number): Promise<TripRow[]> {
   const { rows } = await db.query<{
@@ -127,12 +128,12 @@ export async function readTrips(db: Queryable, from: Date, to: Date, limit: numb
        CROSS JOIN LATERAL (
          SELECT s.ts, s.lat, s.lon, s.dist_m, s.meter_trip_id
            FROM telemetry s
-          WHERE s.vehicle_id = v.id AND s.ts > $1::timestamptz - INTERVAL '${TRIP_LOOKBACK}' AND s.ts <= $2
+          WHERE s.vehicle_id = v.id AND s.ts > $1::timestamptz - INTERVAL '${TRIP_LOOKBACK}'
             AND s.meter_state = 'hired' AND s.meter_trip_id IS NOT NULL
        ) t
       WHERE v.service_type = 'taxi'
       GROUP BY v.id, t.meter_trip_id
-     HAVING max(t.ts) > $1 AND count(*) >= 3
+     HAVING max(t.ts) > $1 AND max(t.ts) <= $2 AND count(*) >= 3
       ORDER BY max(t.ts) DESC
       LIMIT $3`,
     [from, to, limit],
