@@ -18,3 +18,16 @@ export function requireElement<T extends HTMLElement>(selector: string, type: ne
   if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);
   return node;
 }
+
+/** Hands a fetched file (fetched because it needs the Authorization header) to the browser as a download. */
+export function downloadBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Browsers read the Blob after click() returns, at their own pace: free it once that is surely done.
+  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

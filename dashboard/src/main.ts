@@ -8,7 +8,7 @@ import { takeTokenFromLocation } from './auth-token.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { installDebugHandle } from './debug-handle.js';
 import { DispatchConsole, isDispatchRoute, mountDispatchPanels } from './dispatch-console.js';
-import { element, requireElement } from './dom.js';
+import { downloadBlob, element, requireElement } from './dom.js';
 import { EvidenceLayer } from './evidence-layer.js';
 import { FieldAlerts } from './field-alerts.js';
 import { FieldLayer } from './field-layer.js';
@@ -243,15 +243,7 @@ function addViewSwitch(route: Route): void {
 async function exportCsv(api: ApiClient | null, filters: ViolationFilters): Promise<void> {
   if (api === null) throw new Error('not signed in');
   const blob = await api.exportViolationsCsv(filters);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = `violations-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Browsers read the Blob after click() returns, at their own pace: free it once that is surely done.
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  downloadBlob(blob, `violations-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`);
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -20,7 +20,7 @@ import {
 
 /**
  * The dispatch console (`/#dispatch`) as a dispatcher uses it, against a real system (PGlite,
- * offers open 8 s, bookings expire after 20 s) and real Chromium, by keyboard only: a booking
+ * offers open 8 s, bookings expire after 15 s) and real Chromium, by keyboard only: a booking
  * at the Rodoviária found by typing part of its name, offered automatically to the nearest free
  * taxi with the countdown running on screen (fed by the `/live` `booking` events), cancelled with
  * C and Enter; a manual booking assigned to the first listed taxi with the key 1; a booking
@@ -100,7 +100,7 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     shots = screenshotDir ?? (await mkdtemp(join(tmpdir(), 'vigia-dispatch-shots-')));
     sys = await startTestSystem('pglite', {
       DISPATCH_OFFER_TIMEOUT_S: '8',
-      DISPATCH_BOOKING_TIMEOUT_S: '20',
+      DISPATCH_BOOKING_TIMEOUT_S: '15',
       DISPATCH_POLL_INTERVAL_MS: '200',
       LIVE_PUSH_INTERVAL_MS: '250',
       DEMO_BOOKING_INTERVAL_S: '0',
@@ -143,6 +143,7 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
       args: [...chromiumArgs, '--autoplay-policy=no-user-gesture-required'],
     });
     context = await browser.newContext({
+      acceptDownloads: true,
       viewport: { width: 1440, height: 900 },
       deviceScaleFactor: 1,
       permissions: ['notifications'],
@@ -305,5 +306,49 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     expect(await queue.locator('.dispatch-queue__name').textContent()).toMatch(/^Ponto da Rodoviária · \d+ m$/);
     const keys = await page.locator('.dispatch-keys kbd').allTextContents();
     expect(keys).toEqual(expect.arrayContaining(['F2', '1–9', 'C', 'S', 'Esc']));
+  });
+
+  it('loads the bookings again after a reload, with the day’s report and its CSV', async () => {
+    await page.reload();
+    // Loaded, not pushed: the three bookings of this run in their last status.
+    await expect.poll(() => page.locator('.dispatch-booking').count()).toBe(3);
+    expect(
+      await page
+        .locator('.dispatch-group')
+        .evaluateAll((groups) =>
+          groups.map((g) => [(g as HTMLElement).dataset.group, g.querySelectorAll('.dispatch-booking').length]),
+        ),
+    ).toEqual([
+      ['waiting', 0],
+      ['active', 1],
+      ['closed', 2],
+    ]);
+    const report = page.locator('.dispatch-report');
+    await report.waitFor({ state: 'visible', timeout: 10_000 });
+    const figure = (key: string) => report.locator(`[data-figure="${key}"] dd`).textContent();
+    expect(await figure('bookings')).toBe('3');
+    expect(await figure('expired')).toBe('1');
+    expect(await figure('cancelled')).toBe('1');
+    // What the share counts is the report's business (item 6): the panel shows the server's figure.
+    const fromApi = await api<{ totals: { firstOfferAcceptedShare: number | null } }>(
+      sys,
+      'GET',
+      '/v1/bookings/report',
+      undefined,
+      dispatcherToken,
+    );
+    const share = fromApi.body.totals.firstOfferAcceptedShare;
+    expect(share).not.toBeNull();
+    expect(await figure('first-offer')).toBe(`${Math.round((share ?? 0) * 100)}%`);
+    const download = page.waitForEvent('download');
+    await report.locator('[data-action="report-csv"]').click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^corridas-.*\.csv$/);
+    const path = await file.path();
+    const csv = await readFile(path, 'utf8');
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines[0]).toMatch(/^hour,start,bookings,/);
+    expect(lines.at(-1)).toMatch(/^total,,3,/);
+    await screenshot('dispatch-report');
   });
 });
