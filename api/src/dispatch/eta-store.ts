@@ -104,7 +104,10 @@ export interface TripRow {
   readonly lon1: number;
 }
 
-/** Longest trip measured whole: a hired trip that started earlier than this before `from` is cut. */
+/**
+ * Longest trip measured whole: a hired trip that started earlier than this before `from` is cut;
+ * one with a sample up to this long after `to` is still under way at `to`.
+ */
 const TRIP_LOOKBACK = '3 hours';
 
 /**
@@ -128,7 +131,8 @@ export async function readTrips(db: Queryable, from: Date, to: Date, limit: numb
        CROSS JOIN LATERAL (
          SELECT s.ts, s.lat, s.lon, s.dist_m, s.meter_trip_id
            FROM telemetry s
-          WHERE s.vehicle_id = v.id AND s.ts > $1::timestamptz - INTERVAL '${TRIP_LOOKBACK}'
+          WHERE s.vehicle_id = v.id
+            AND s.ts > $1::timestamptz - INTERVAL '${TRIP_LOOKBACK}' AND s.ts <= $2::timestamptz + INTERVAL '${TRIP_LOOKBACK}'
             AND s.meter_state = 'hired' AND s.meter_trip_id IS NOT NULL
        ) t
       WHERE v.service_type = 'taxi'
