@@ -1,6 +1,7 @@
 import type { Pack } from '@vigia/core';
 import { haversineM } from '@vigia/rules';
 import type { CandidateSearch, LatLon, LiveTaxi, StandQueues, TravelTimeEstimator } from './dispatch-ports.js';
+import { isFree } from './live-fleet-index.js';
 
 /** One taxi a booking may be offered to, in the order offers go out. */
 export interface RankedCandidate {
@@ -114,7 +115,7 @@ export class CandidateRanker {
       taxi !== undefined &&
       !exclude.has(taxi.vehicleId) &&
       (req.vehicleIds === undefined || req.vehicleIds.has(taxi.vehicleId)) &&
-      (taxi.meterState === null || taxi.meterState === 'free') &&
+      isFree(taxi) &&
       search.isOnline(taxi, nowMs);
 
     const stand = standQueues ? await standQueues.standAt(req.pickup, req.pack, this.standRadiusM) : null;

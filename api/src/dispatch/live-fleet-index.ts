@@ -31,7 +31,8 @@ export interface LiveFleetIndexStats {
 /** A vehicle set at most 1/SCAN_RATIO of the fleet is searched by measuring each of its taxis. */
 const SCAN_RATIO = 8;
 
-const isFree = (taxi: LiveTaxi): boolean => taxi.meterState === null || taxi.meterState === 'free';
+/** Free for hire: meter `free`, or no meter data (phone-only cooperatives). */
+export const isFree = (taxi: LiveTaxi): boolean => taxi.meterState === null || taxi.meterState === 'free';
 
 /**
  * The live taxis (vehicles of service type `taxi`), each as its last fleet update left it, with a
@@ -54,6 +55,7 @@ export class LiveFleetIndex implements CandidateSearch {
   private lastRebuildMs = 0;
   private readonly maxIndexAgeMs: number;
   private readonly now: () => number;
+  private unsubscribe: () => void = () => {};
 
   constructor(private readonly opts: LiveFleetIndexOptions) {
     this.maxIndexAgeMs = opts.maxIndexAgeMs ?? 250;
@@ -61,18 +63,24 @@ export class LiveFleetIndex implements CandidateSearch {
   }
 
   /** Subscribes to the bus first (so nothing published meanwhile is lost), then loads `vehicle_live`. */
-  static async start(db: Queryable, bus: Bus, opts: LiveFleetIndexOptions): Promise<LiveFleetIndex & { stop(): void }> {
+  static async start(db: Queryable, bus: Bus, opts: LiveFleetIndexOptions): Promise<LiveFleetIndex> {
     const index = new LiveFleetIndex(opts);
-    const unsubscribe = bus.subscribe((message) => {
+    index.unsubscribe = bus.subscribe((message) => {
       if (message.type === 'fleet') index.apply(message.updates);
     });
     try {
       for (const taxi of await loadLiveTaxis(db)) index.put(taxi);
     } catch (err) {
-      unsubscribe();
+      index.stop();
       throw err;
     }
-    return Object.assign(index, { stop: unsubscribe });
+    return index;
+  }
+
+  /** Stops following the bus (the state is kept as it was). */
+  stop(): void {
+    this.unsubscribe();
+    this.unsubscribe = () => {};
   }
 
   /** Takes fleet updates (newest sample per vehicle wins); vehicles that are not taxis are ignored. */
