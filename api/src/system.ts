@@ -8,11 +8,9 @@ import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { type RunningDemo, startDemo } from './demo.js';
 import { registerDispatchReportRoutes } from './dispatch/dispatch-report-routes.js';
 import { type Bookings, registerBookings } from './dispatch/bookings.js';
-import { CandidateRanker } from './dispatch/candidate-ranking.js';
-import { LiveFleetIndex } from './dispatch/live-fleet-index.js';
+import { type BestArrival, createBestArrival } from './dispatch/best-arrival.js';
 import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
 import { DbStandQueues } from './dispatch/stand-queues.js';
-import { StraightLineTravelTimes } from './dispatch/straight-line-travel-times.js';
 import { BookingStore } from './dispatch/booking-store.js';
 import { DriverHub, driverFeedFrom } from './dispatch/driver-hub.js';
 import { LiveHub } from './live/live-hub.js';
@@ -60,7 +58,7 @@ export async function startSystem(
   let driver: DriverHub | undefined;
   let alerts: AlertService | undefined;
   let standQueues: DbStandQueues | undefined;
-  let fleetIndex: (LiveFleetIndex & { stop(): void }) | undefined;
+  let bestArrival: BestArrival | undefined;
   let bookings: Bookings | undefined;
   if (components.ingest) await ingest.register(app);
   if (components.api) {
@@ -87,18 +85,14 @@ export async function startSystem(
     await registerStandQueueRoutes(app, { queues: standQueues });
     await registerDispatchReportRoutes(app, { db, maxDays: config.DISPATCH_REPORT_MAX_DAYS });
     // Bookings go to the operator's best free taxi: the stand queue's head first, then best arrival.
-    fleetIndex = await LiveFleetIndex.start(db, bus, { offlineAfterS: config.OFFLINE_AFTER_S });
+    bestArrival = await createBestArrival({ config, db, bus, log, standQueues });
     bookings = await registerBookings(app, {
       db,
       bus,
       log,
       config,
       rules: ingest.rules,
-      ranker: new CandidateRanker({
-        search: fleetIndex,
-        estimator: new StraightLineTravelTimes({ detourFactor: 1.3, speedKmh: 30 }),
-        standQueues,
-      }),
+      ranker: bestArrival.ranker,
     });
     await registerDashboardRoutes(app, {
       mapStyleUrl: config.MAP_STYLE_URL,
@@ -134,6 +128,7 @@ export async function startSystem(
   // Every API process delivers alerts; the database shares the work among them.
   alerts?.start(publicUrlOf(config, port));
   // Every API process offers bookings and follows them; the bookings' row locks share the work.
+  bestArrival?.start();
   await bookings?.start();
 
   let demo: RunningDemo | undefined;
@@ -189,7 +184,7 @@ export async function startSystem(
         await step('live', () => live?.close());
         await step('alerts', () => alerts?.stop());
         await step('bookings', () => bookings?.stop());
-        fleetIndex?.stop();
+        await step('best arrival', () => bestArrival?.stop());
         standQueues?.close();
         await step('ingest, bus and database', () => runtime.closeBackends());
       })();
