@@ -7,7 +7,7 @@ import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeAlertHistory } from '../src/alerts/alert-store.js';
 import { backoffMs } from '../src/alerts/alert-worker.js';
-import { api, startTestSystem, type TestSystem } from './support.js';
+import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
  * Alert subscriptions and signed webhooks (API.md "Alerts to enforcement") against a real
@@ -61,20 +61,6 @@ function verify(secret: string, raw: string, header: string, toleranceS = 300): 
   const expected = createHmac('sha256', secret).update(`${t}.${raw}`).digest();
   const given = Buffer.from(parts.v1, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 interface Subscription {
