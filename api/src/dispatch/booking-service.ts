@@ -1,4 +1,12 @@
-import { AppError, type Booking, type BookingOffer, type Bus, type Pack, type Principal } from '@vigia/core';
+import {
+  AppError,
+  type Booking,
+  type BookingOffer,
+  type Bus,
+  LogLimiter,
+  type Pack,
+  type Principal,
+} from '@vigia/core';
 import type { Queryable } from '@vigia/db';
 import { type Dispatch, DispatchStore, dispatchRow, type RulePipeline } from '@vigia/ingest';
 import { localDateOf } from '@vigia/rules';
@@ -75,6 +83,8 @@ const offerNotFound = (id: string) => new AppError('OFFER_NOT_FOUND', `No offer 
 const OPEN = new Set<Booking['status']>(['pending', 'offered']);
 
 export class BookingService {
+  private readonly logLimiter = new LogLimiter();
+
   constructor(private readonly opts: BookingServiceOptions) {}
 
   get store(): BookingStore {
@@ -265,7 +275,19 @@ export class BookingService {
       const due = await this.store.due(Math.min(50, maxBookings - seen));
       if (due.length === 0) break;
       seen += due.length;
-      for (const id of due) if (await this.advance(id)) changed++;
+      for (const id of due) {
+        // One booking that fails (its ranking, a constraint) must not hold up the others: it stays
+        // due and is tried again next round.
+        const ok = await this.advance(id).catch((err: unknown) => {
+          this.logLimiter.warn(
+            this.opts.log,
+            { err, code: 'BOOKING_ADVANCE_FAILED', bookingId: id },
+            'booking not advanced',
+          );
+          return false;
+        });
+        if (ok) changed++;
+      }
     }
     return changed;
   }
