@@ -116,12 +116,18 @@ describe('Socket.IO /driver', () => {
     const farClient = await connect(sys.url, { token: far.token });
     try {
       // The first event says who the page speaks for: the tracker sends as this identifier.
-      const nearVehicle = await api<{ plate: string }>(sys, 'GET', `/v1/vehicles/${near.vehicleId}`);
       expect(await waitFor('hello', find(nearClient, 'hello'))).toEqual({
         vehicleId: near.vehicleId,
-        plate: nearVehicle.body.plate,
         deviceId: near.deviceId,
         identifier: near.identifier,
+      });
+      // Then the snapshot (nothing open yet), closed by `synced` with the plate the page shows.
+      const nearVehicle = await api<{ plate: string }>(sys, 'GET', `/v1/vehicles/${near.vehicleId}`);
+      expect(await waitFor('synced', find(nearClient, 'synced'))).toEqual({
+        vehicleId: near.vehicleId,
+        plate: nearVehicle.body.plate,
+        offerIds: [],
+        bookingId: null,
       });
 
       const created = await api<{ id: string }>(sys, 'POST', '/v1/bookings', {
@@ -188,9 +194,10 @@ describe('Socket.IO /driver', () => {
       // A page that connects now starts from the truth: no open offer, the booking it serves.
       const late = await connect(sys.url, { token: far.token });
       try {
-        const serving = await waitFor('serving booking on connect', find(late, 'booking'));
-        expect(serving).toMatchObject({ id: bookingId, status: 'on-board' });
-        expect(late.events.map((e) => e.event)).toEqual(['hello', 'booking']);
+        const synced = await waitFor('synced on connect', find(late, 'synced'));
+        expect(synced).toMatchObject({ offerIds: [], bookingId });
+        expect(late.events.map((e) => e.event)).toEqual(['hello', 'booking', 'synced']);
+        expect(late.events[1]?.payload).toMatchObject({ id: bookingId, status: 'on-board' });
       } finally {
         late.close();
       }
@@ -214,6 +221,29 @@ describe('Socket.IO /driver', () => {
     expect(await refusal(sys.url, { token: sys.adminToken })).toBe('VEHICLE_ID_REQUIRED');
     expect(await refusal(sys.url, { token: sys.adminToken, vehicleId: taxi.vehicleId })).toBe('connected');
     expect(await refusal(sys.url, { token: taxi.token })).toBe('connected');
+  });
+
+  it('a device moved to another vehicle starts over with that vehicle (hello, snapshot)', async () => {
+    const from = await registerVehicle(sys);
+    const to = await registerVehicle(sys, { operatorId: from.operatorId });
+    const client = await connect(sys.url, { token: from.token });
+    try {
+      await waitFor('first synced', find(client, 'synced'));
+      const moved = await api(sys, 'PATCH', `/v1/devices/${from.deviceId}`, { vehicleId: to.vehicleId });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      const hello = await waitFor(
+        'hello for the new vehicle',
+        find(client, 'hello', (h) => h.vehicleId === to.vehicleId),
+      );
+      expect(hello).toMatchObject({ deviceId: from.deviceId, identifier: from.identifier });
+      await waitFor(
+        'synced for the new vehicle',
+        find(client, 'synced', (h) => h.vehicleId === to.vehicleId),
+      );
+      expect(client.socket.connected).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 
   it('a retired device is disconnected at once; the vehicle’s other device stays', async () => {

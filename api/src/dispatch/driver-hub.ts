@@ -39,13 +39,27 @@ export function driverFeedFrom(store: BookingStore): DriverFeedSource {
   };
 }
 
-/** The first event on every connection: who the page speaks for (the tracker needs the identifier). */
+/**
+ * The first event on every connection (and after the device moved to another vehicle), sent
+ * before anything is read: who the page speaks for (the tracker needs the identifier). Every
+ * `offer` and `booking` after it is current.
+ */
 export interface DriverHello {
   vehicleId: string;
-  plate: string | null;
   deviceId: string | null;
   /** The device's identifier: the `deviceId` its telemetry carries. */
   identifier: string | null;
+}
+
+/**
+ * Ends the snapshot that follows `hello` (its open offers and served booking, sent as `offer` and
+ * `booking`): what the page held from before `hello` and is not listed here has closed meanwhile.
+ */
+export interface DriverSynced {
+  vehicleId: string;
+  plate: string | null;
+  offerIds: string[];
+  bookingId: string | null;
 }
 
 export interface DriverHubOptions {
@@ -80,7 +94,9 @@ function vehicleOf(principal: Principal, socket: Socket): string {
  * `{ id, response }` once that offer is answered, expires or is withdrawn, and `booking` (the
  * booking the vehicle accepted, at each step until completed or cancelled; its `offers` reduced
  * to the vehicle's own). On connect: `hello`, then the vehicle's open offers and the booking it
- * is serving, so a page that reconnects starts from the truth.
+ * is serving, then `synced`, so a page that reconnects starts from the truth. `hello` goes out
+ * before the snapshot is read and the socket is in its room already: an offer made meanwhile
+ * arrives live or in the snapshot, never in neither.
  */
 export class DriverHub {
   private readonly nsp: Namespace;
@@ -103,12 +119,10 @@ export class DriverHub {
       roomsOf: (principal, socket) => [vehicleRoom(vehicleOf(principal, socket))],
       // A retired, rotated or moved device is announced this way, not as a change to users.
       recheckOn: (message) => message.type === 'device-changed',
+      // A device moved to another vehicle: the page starts over with that vehicle's state.
+      onRoomsChanged: (socket) => this.welcome(socket),
     });
-    this.nsp.on('connection', (socket) => {
-      this.welcome(socket).catch((err: unknown) => {
-        opts.log.warn({ err, code: 'DRIVER_WELCOME_FAILED', socketId: socket.id }, 'driver state not sent');
-      });
-    });
+    this.nsp.on('connection', (socket) => this.welcome(socket));
     this.unsubscribe = opts.bus.subscribe((message) => {
       if (message.type !== 'booking') return;
       this.onBooking(message.booking).catch((err: unknown) => {
@@ -120,27 +134,39 @@ export class DriverHub {
     });
   }
 
-  private async welcome(socket: Socket): Promise<void> {
+  private welcome(socket: Socket): void {
     const principal = socket.data.principal as Principal;
     const vehicleId = vehicleOf(principal, socket);
+    const hello: DriverHello = {
+      vehicleId,
+      deviceId: principal.kind === 'device' ? principal.deviceId : null,
+      identifier: principal.kind === 'device' ? principal.identifier : null,
+    };
+    socket.emit('hello', hello);
+    this.sendSnapshot(socket, vehicleId).catch((err: unknown) => {
+      this.opts.log.warn({ err, code: 'DRIVER_WELCOME_FAILED', socketId: socket.id }, 'driver state not sent');
+    });
+  }
+
+  private async sendSnapshot(socket: Socket, vehicleId: string): Promise<void> {
     const { source } = this.opts;
     const [plate, offers, serving] = await Promise.all([
       source.plateOf(vehicleId),
       source.openOffers(vehicleId),
       source.servingBooking(vehicleId),
     ]);
-    const hello: DriverHello = {
-      vehicleId,
-      plate,
-      deviceId: principal.kind === 'device' ? principal.deviceId : null,
-      identifier: principal.kind === 'device' ? principal.identifier : null,
-    };
-    socket.emit('hello', hello);
     for (const offer of offers) {
       this.remember(offer.id, vehicleId, offer.expiresAt);
       socket.emit('offer', offer);
     }
     if (serving) socket.emit('booking', ownView(serving, vehicleId));
+    const synced: DriverSynced = {
+      vehicleId,
+      plate,
+      offerIds: offers.map((o) => o.id),
+      bookingId: serving?.id ?? null,
+    };
+    socket.emit('synced', synced);
   }
 
   private async onBooking(booking: Booking): Promise<void> {

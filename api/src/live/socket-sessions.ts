@@ -28,6 +28,8 @@ export interface SocketSessionsOptions {
   roomsOf(principal: Principal, socket: Socket): string[] | Promise<string[]>;
   /** Bus messages, besides a change to users, after which every token is resolved again at once. */
   recheckOn?: (message: BusMessage) => boolean;
+  /** A re-check moved a socket to other rooms (its scope changed): e.g. to send it the new scope's state. */
+  onRoomsChanged?: (socket: Socket) => void;
 }
 
 /**
@@ -125,8 +127,17 @@ export class SocketSessions {
           continue;
         }
         socket.data.principal = principal;
-        for (const room of socket.rooms) if (room !== socket.id && !wanted.has(room)) await socket.leave(room);
-        await socket.join([...wanted]);
+        let changed = [...wanted].some((room) => !socket.rooms.has(room));
+        for (const room of socket.rooms) {
+          if (room !== socket.id && !wanted.has(room)) {
+            await socket.leave(room);
+            changed = true;
+          }
+        }
+        if (changed) {
+          await socket.join([...wanted]);
+          this.opts.onRoomsChanged?.(socket);
+        }
       }
     }
   }

@@ -4,9 +4,11 @@ import {
   type DriverBooking,
   type DriverHello,
   type DriverOffer,
+  type DriverSynced,
   isDriverBooking,
   isDriverHello,
   isDriverOffer,
+  isDriverSynced,
   isOfferClosed,
   type OfferResponse,
 } from './driver-types.js';
@@ -16,6 +18,7 @@ interface ServerToClientEvents {
   offer: (offer: unknown) => void;
   'offer-closed': (closed: unknown) => void;
   booking: (booking: unknown) => void;
+  synced: (synced: unknown) => void;
 }
 
 type ClientToServerEvents = Record<string, never>;
@@ -23,6 +26,8 @@ type ClientToServerEvents = Record<string, never>;
 export interface DriverConnectionHandlers {
   /** Every (re)connection starts with it, then the vehicle's open offers and its booking in progress. */
   onHello(hello: DriverHello): void;
+  /** The snapshot after `hello` is complete. */
+  onSynced(synced: DriverSynced): void;
   onOffer(offer: DriverOffer): void;
   onOfferClosed(id: string, response: OfferResponse): void;
   onBooking(booking: DriverBooking): void;
@@ -61,6 +66,9 @@ export class DriverConnection {
     });
     this.socket.on('offer-closed', (closed) => {
       if (isOfferClosed(closed)) handlers.onOfferClosed(closed.id, closed.response);
+    });
+    this.socket.on('synced', (synced) => {
+      if (isDriverSynced(synced)) handlers.onSynced(synced);
     });
     this.socket.on('booking', (booking) => {
       if (isDriverBooking(booking)) handlers.onBooking(booking);

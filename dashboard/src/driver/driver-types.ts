@@ -51,12 +51,19 @@ export interface DriverBooking {
   notes: string | null;
 }
 
-/** The first event of every connection. */
+/** The first event of every connection, before the snapshot of the vehicle's state. */
 export interface DriverHello {
   vehicleId: string;
-  plate: string | null;
   deviceId: string | null;
   identifier: string | null;
+}
+
+/** Ends the snapshot: the offers open and the booking served when it was read. */
+export interface DriverSynced {
+  vehicleId: string;
+  plate: string | null;
+  offerIds: string[];
+  bookingId: string | null;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
@@ -105,4 +112,15 @@ export function isOfferClosed(value: unknown): value is { id: string; response: 
 
 export function isDriverHello(value: unknown): value is DriverHello {
   return isRecord(value) && isString(value.vehicleId);
+}
+
+export function isDriverSynced(value: unknown): value is DriverSynced {
+  return (
+    isRecord(value) &&
+    isString(value.vehicleId) &&
+    Array.isArray(value.offerIds) &&
+    value.offerIds.every(isString) &&
+    (value.bookingId === null || isString(value.bookingId)) &&
+    (value.plate === null || isString(value.plate))
+  );
 }

@@ -18,6 +18,7 @@ import { TrackerPanel } from './tracker-panel.js';
 
 /** A booking the taxi is serving, or has just finished (kept on screen until dismissed). */
 const shownBookingStatuses = new Set(['accepted', 'arrived', 'on-board', 'completed', 'cancelled']);
+const servingStatuses = new Set(['accepted', 'arrived', 'on-board']);
 const tickMs = 250;
 const refusedRetryMs = 5000;
 
@@ -38,6 +39,11 @@ class DriverApp {
   private readonly trackerPanel: TrackerPanel;
   private audio: AudioContext | null = null;
   private asking = false;
+  /**
+   * What the page held when the channel said `hello`: kept until `synced` unless sent again, since
+   * it may have closed while the page was disconnected. Anything arriving after `hello` is current.
+   */
+  private unconfirmed: { offerIds: Set<string>; bookingId: string | null } | null = null;
 
   constructor(
     private readonly clock: ServerClock,
@@ -103,14 +109,27 @@ class DriverApp {
     this.connection?.close();
     this.connection = new DriverConnection(token, {
       onHello: (hello) => {
-        requireElement('#driver-vehicle', HTMLElement).textContent = m.vehicle(hello.plate ?? hello.vehicleId);
-        // A snapshot of the open offers and the booking follows: what was shown before may be stale.
-        this.offers.clear();
+        const label = requireElement('#driver-vehicle', HTMLElement);
+        if (!label.textContent) label.textContent = m.vehicle(hello.vehicleId);
+        const serving = this.booking && servingStatuses.has(this.booking.status) ? this.booking.id : null;
+        this.unconfirmed = { offerIds: new Set(this.offers.keys()), bookingId: serving };
         this.tracker.setIdentifier(hello.identifier);
+      },
+      onSynced: (synced) => {
+        requireElement('#driver-vehicle', HTMLElement).textContent = m.vehicle(synced.plate ?? synced.vehicleId);
+        const stale = this.unconfirmed;
+        this.unconfirmed = null;
+        if (stale === null) return;
+        for (const id of stale.offerIds) if (!synced.offerIds.includes(id)) this.offers.delete(id);
+        if (stale.bookingId !== null && this.booking?.id === stale.bookingId && synced.bookingId !== stale.bookingId) {
+          // It ended while the page was away; it no longer belongs on screen.
+          this.booking = null;
+        }
         this.render();
       },
       onOffer: (offer) => {
         const isNew = !this.offers.has(offer.id);
+        this.unconfirmed?.offerIds.delete(offer.id);
         this.offers.set(offer.id, offer);
         if (isNew && secondsLeft(offer, this.clock.now()) > 0) this.announce();
         this.render();
@@ -198,6 +217,7 @@ class DriverApp {
     if (!shownBookingStatuses.has(booking.status)) return;
     // An end of a booking this page never showed (another phone of the taxi served it) is not news.
     if ((booking.status === 'completed' || booking.status === 'cancelled') && this.booking?.id !== booking.id) return;
+    if (this.unconfirmed?.bookingId === booking.id) this.unconfirmed.bookingId = null;
     this.booking = booking;
     for (const [id, offer] of this.offers) if (offer.bookingId === booking.id) this.offers.delete(id);
     this.say(null);
