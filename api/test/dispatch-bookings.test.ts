@@ -1,4 +1,4 @@
-import type { Booking, BusMessage } from '@vigia/core';
+import { type Booking, type BusMessage, bookingOfferSchema, bookingSchema } from '@vigia/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BSB,
@@ -202,6 +202,10 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
       await report(sys, t.far, north(BSB, -3000), { meter: 'free' });
       const done = await bookingWhen(sys, id, 'completed', (b) => b.status === 'completed');
       expect(done.acceptedAt && done.arrivedAt && done.onBoardAt && done.completedAt).toBeTruthy();
+      // What GET answers is exactly what the bus carries (core's bookingSchema), no field more or less.
+      expect(() =>
+        bookingSchema.extend({ offers: bookingOfferSchema.strict().array() }).strict().parse(done),
+      ).not.toThrow();
 
       // Every step was published on the bus, in order.
       await waitFor('the completed booking on the bus', () =>
