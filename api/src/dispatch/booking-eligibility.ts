@@ -12,7 +12,6 @@ import type { OperatorFacts, VehicleFacts } from './booking-store.js';
 export const TAXI_PACKS: readonly Pack[] = ['df-taxi', 'belem-taxi'];
 
 export type OperatorProblem =
-  | { code: 'OPERATOR_NOT_FOUND'; status: 404; message: string }
   | { code: 'OPERATOR_NOT_TAXI'; status: 400; message: string }
   | { code: 'OPERATOR_NOT_CREDENTIALED'; status: 409; message: string };
 
@@ -23,8 +22,7 @@ export type OperatorProblem =
  * it can never itself be that violation. DF: any current, active operator of the pack (a
  * cooperative, a taxi company, a radio operator).
  */
-export function operatorProblem(operator: OperatorFacts | undefined, localDate: string): OperatorProblem | null {
-  if (!operator) return { code: 'OPERATOR_NOT_FOUND', status: 404, message: 'No such operator' };
+export function operatorProblem(operator: OperatorFacts, localDate: string): OperatorProblem | null {
   if (!TAXI_PACKS.includes(operator.pack)) {
     return {
       code: 'OPERATOR_NOT_TAXI',

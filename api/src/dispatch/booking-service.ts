@@ -97,10 +97,9 @@ export class BookingService {
       throw new AppError('FORBIDDEN', `This token may not take bookings for operator '${body.operatorId}'`, 403);
     }
     const operator = await this.store.operator(body.operatorId);
-    const localDate = operator ? localDateOf(Date.now(), packTimeZone(operator.pack)) : '';
-    const problem = operatorProblem(operator, localDate);
+    if (!operator) throw new AppError('OPERATOR_NOT_FOUND', `No operator '${body.operatorId}'`, 404);
+    const problem = operatorProblem(operator, localDateOf(Date.now(), packTimeZone(operator.pack)));
     if (problem) throw new AppError(problem.code, problem.message, problem.status);
-    if (!operator) throw new AppError('OPERATOR_NOT_FOUND', 'No such operator', 404);
     const id = newId('bk');
     await this.store.insert({
       id,
