@@ -60,7 +60,7 @@ async function isBuildCurrent(): Promise<boolean> {
   const builtAt = await modifiedAt(join(dashboardDir, 'dist', 'index.html'));
   if (builtAt === null) return false;
   const sources = await Promise.all(
-    ['index.html', 'vite.config.ts', 'src', 'public'].map((entry) => newestModification(join(dashboardDir, entry))),
+    ['index.html', 'driver.html', 'vite.config.ts', 'src', 'public'].map((entry) => newestModification(join(dashboardDir, entry))),
   );
   return sources.every((modified) => modified <= builtAt);
 }

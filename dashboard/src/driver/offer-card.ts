@@ -41,8 +41,10 @@ export class OfferCard {
     }
     this.offer = offer;
     const title = element('h1', 'driver-offer__title', m.offerTitle);
+    title.id = 'driver-offer-title';
+    // A timer, not a live region: a screen reader announcing every second would drown the offer.
     const countdown = element('div', 'driver-offer__countdown');
-    countdown.dataset.testid = 'countdown';
+    countdown.setAttribute('role', 'timer');
     const countdownNumber = element('span', 'driver-offer__seconds', String(secondsLeft(offer, nowMs)));
     countdown.append(countdownNumber, element('span', 'driver-offer__seconds-label', m.secondsLeft));
     this.countdown = countdownNumber;
