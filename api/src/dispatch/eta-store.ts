@@ -39,6 +39,20 @@ export async function loadLiveTaxis(db: Queryable): Promise<LiveTaxi[]> {
   }));
 }
 
+/** The time of the first taxi sample after `after`, or null: where a first build starts reading. */
+export async function firstTaxiSampleAfter(db: Queryable, after: Date): Promise<Date | null> {
+  const { rows } = await db.query<{ ts: Date | null }>(
+    `SELECT min(f.ts) AS ts
+       FROM vehicles v
+       CROSS JOIN LATERAL (
+         SELECT s.ts FROM telemetry s WHERE s.vehicle_id = v.id AND s.ts > $1 ORDER BY s.ts LIMIT 1
+       ) f
+      WHERE v.service_type = 'taxi'`,
+    [after],
+  );
+  return rows[0]?.ts ?? null;
+}
+
 /** Moving taxi samples folded into one fine grid square and hour of the week (UTC). */
 export interface SpeedSquareRow {
   /** round(lat / gridDeg), round(lon / gridDeg). */

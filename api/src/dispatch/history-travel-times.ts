@@ -2,7 +2,7 @@ import { PeriodicWorker } from '@vigia/core';
 import type { Queryable } from '@vigia/db';
 import type { Logger } from 'pino';
 import type { LatLon, TravelTimeEstimator } from './dispatch-ports.js';
-import { readSpeedSquares, readTrips } from './eta-store.js';
+import { firstTaxiSampleAfter, readSpeedSquares, readTrips } from './eta-store.js';
 import { GRID_DEG, TravelTimeModel, type TravelTimeModelOptions } from './travel-time-model.js';
 
 export interface HistoryTravelTimesOptions extends TravelTimeModelOptions {
@@ -83,10 +83,15 @@ export class HistoryTravelTimes implements TravelTimeEstimator {
   private async refreshOnce(): Promise<void> {
     const started = performance.now();
     const now = this.now();
-    const oldest = now - this.opts.historyDays * 86_400_000;
+    let oldest = now - this.opts.historyDays * 86_400_000;
+    if (this.speedsTo === undefined) {
+      // First build: start at the first stored sample in the window (none: nothing to read yet).
+      const first = await firstTaxiSampleAfter(this.opts.db, new Date(oldest));
+      oldest = first ? Math.max(oldest, first.getTime() - 1) : now;
+    }
     let speedRows = 0;
     let trips = 0;
-    let from = Math.max(this.speedsTo ?? oldest, oldest);
+    let from = this.speedsTo ?? oldest;
     while (from < now && !this.stopped) {
       const to = Math.min(from + CHUNK_MS, now);
       // Weights relative to `to`: age what is known to `to` first, then add.
@@ -104,7 +109,7 @@ export class HistoryTravelTimes implements TravelTimeEstimator {
       from = to;
     }
     const settled = now - TRIP_SETTLE_MS;
-    let tripFrom = Math.max(this.tripsTo ?? oldest, oldest);
+    let tripFrom = this.tripsTo ?? Math.min(oldest, settled);
     while (tripFrom < settled && !this.stopped) {
       const to = Math.min(tripFrom + CHUNK_MS, settled);
       const rows = await readTrips(this.opts.db, new Date(tripFrom), new Date(to), TRIPS_PER_CHUNK);
