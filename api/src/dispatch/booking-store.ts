@@ -207,10 +207,14 @@ export class BookingStore {
    * a DF cooperative may declare too), and, unless `declaredOnly`, those registered to it.
    */
   async fleetOf(operatorId: string, declaredOnly: boolean, q: Queryable = this.db): Promise<Set<string>> {
+    // Two index lookups (primary key, vehicles_operator) rather than one OR over every vehicle.
     const { rows } = await q.query<{ id: string }>(
-      `SELECT v.id FROM vehicles v, operators o
-       WHERE o.id = $1 AND v.retired_at IS NULL
-         AND (v.id = ANY(o.declared_vehicle_ids) OR (NOT $2::boolean AND v.operator_id = o.id))`,
+      `SELECT v.id FROM vehicles v
+       WHERE v.retired_at IS NULL
+         AND v.id = ANY((SELECT declared_vehicle_ids FROM operators WHERE id = $1)::text[])
+       UNION
+       SELECT v.id FROM vehicles v
+       WHERE NOT $2::boolean AND v.operator_id = $1 AND v.retired_at IS NULL`,
       [operatorId, declaredOnly],
     );
     return new Set(rows.map((r) => r.id));
