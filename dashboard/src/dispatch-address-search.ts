@@ -202,7 +202,10 @@ export class AddressSearch {
     this.input.setAttribute('aria-expanded', 'true');
   }
 
+  /** Also drops a search still waiting or in flight: its answer would reopen the list after a choice. */
   private close(): void {
+    window.clearTimeout(this.timer);
+    this.sequence += 1;
     this.list.hidden = true;
     this.input.setAttribute('aria-expanded', 'false');
     this.input.removeAttribute('aria-activedescendant');
