@@ -55,6 +55,7 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
   let context: BrowserContext;
   let page: Page;
   let taxi: Awaited<ReturnType<typeof registerVehicle>>;
+  let bookingId = '';
   const cspViolations: string[] = [];
 
   beforeAll(async () => {
@@ -116,6 +117,7 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
       passengers: 3,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
+    bookingId = created.body.id;
 
     const offer = page.locator('#driver-offer');
     await offer.waitFor({ state: 'visible', timeout: 15_000 });
@@ -173,6 +175,30 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
       .toBe('Passageiro a bordo');
     const vehicle = await api<{ live: { meterState: string } | null }>(sys, 'GET', `/v1/vehicles/${taxi.vehicleId}`);
     expect(vehicle.body.live?.meterState).toBe('hired');
+  }, 60_000);
+
+  it('keeps positions while offline and sends them when the network is back: Livre completes the ride', async () => {
+    const trackerStatus = page.locator('.driver-tracker__status');
+    const bookingStatus = async () =>
+      (await api<{ status: string }>(sys, 'GET', `/v1/bookings/${bookingId}`)).body.status;
+    await context.setOffline(true);
+    try {
+      await page.locator('#driver-offline').waitFor({ state: 'visible', timeout: 10_000 });
+      // A tap at the button's place: while the context is offline Playwright's actionability
+      // checks never see it stable (they scroll and retry), though it does not move.
+      const livre = await page.getByRole('button', { name: 'Livre' }).boundingBox();
+      if (!livre) throw new Error('no Livre button');
+      await page.touchscreen.tap(livre.x + livre.width / 2, livre.y + livre.height / 2);
+      await expect.poll(() => page.getByRole('button', { name: 'Livre' }).getAttribute('aria-pressed')).toBe('true');
+      await expect.poll(() => trackerStatus.textContent(), { timeout: 10_000 }).toMatch(/\(\d+ aguardando envio\)/);
+      expect(await bookingStatus()).toBe('on-board');
+    } finally {
+      await context.setOffline(false);
+    }
+    await expect.poll(bookingStatus, { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => trackerStatus.textContent(), { timeout: 10_000 }).toBe('Enviando a posição.');
+    const vehicle = await api<{ live: { meterState: string } | null }>(sys, 'GET', `/v1/vehicles/${taxi.vehicleId}`);
+    expect(vehicle.body.live?.meterState).toBe('free');
   }, 60_000);
 
   it('is installable: a manifest for /driver with icons, a service worker scoped to /driver', async () => {

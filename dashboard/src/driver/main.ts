@@ -172,6 +172,7 @@ class DriverApp {
     this.connection = null;
     this.api = null;
     this.tracker.setApi(null);
+    this.tracker.setIdentifier(null);
     forgetToken(driverTokenKey);
     this.offers.clear();
     this.booking = null;

@@ -62,6 +62,9 @@ export class Tracker {
     const settings = loadSettings();
     this.meter = settings.meter;
     this.enabled = settings.enabled;
+    // Known from the last connection: a phone that starts in a tunnel tracks before the channel is up.
+    this.identifier = settings.identifier;
+    if (this.enabled && this.identifier !== null) this.start();
     window.setInterval(() => void this.flush(), flushIntervalMs);
     window.addEventListener('online', () => void this.flush());
   }
@@ -79,15 +82,25 @@ export class Tracker {
     return this.enabled;
   }
 
-  /** The device identifier records carry (from the channel's `hello`); the tracker starts once known. */
+  /**
+   * The device identifier records carry (from the channel's `hello`); the tracker starts once
+   * known, stops when the token is dropped. Queued records of another device are refused by the
+   * API under the next token and dropped then.
+   */
   setIdentifier(identifier: string | null): void {
+    if (identifier === null) this.stop();
     this.identifier = identifier;
-    if (this.enabled) this.start();
+    this.save();
+    if (this.enabled && identifier !== null) this.start();
+  }
+
+  private save(): void {
+    saveSettings({ enabled: this.enabled, meter: this.meter, identifier: this.identifier });
   }
 
   setEnabled(enabled: boolean): void {
     this.enabled = enabled;
-    saveSettings({ enabled, meter: this.meter });
+    this.save();
     if (enabled) this.start();
     else this.stop();
   }
@@ -95,7 +108,7 @@ export class Tracker {
   /** A meter change is sent at once, from the last known position. */
   setMeter(meter: MeterState): void {
     this.meter = meter;
-    saveSettings({ enabled: this.enabled, meter });
+    this.save();
     if (this.enabled && this.lastPosition) {
       this.record(this.lastPosition, true);
       void this.flush();
@@ -214,20 +227,30 @@ function saveQueue(queue: readonly TrackerRecord[]): void {
   }
 }
 
-function loadSettings(): { enabled: boolean; meter: MeterState } {
+interface TrackerSettings {
+  enabled: boolean;
+  meter: MeterState;
+  identifier: string | null;
+}
+
+function loadSettings(): TrackerSettings {
   try {
     const parsed: unknown = JSON.parse(window.localStorage.getItem(settingsKey) ?? '{}');
     if (typeof parsed === 'object' && parsed !== null) {
-      const record = parsed as { enabled?: unknown; meter?: unknown };
-      return { enabled: record.enabled === true, meter: record.meter === 'hired' ? 'hired' : 'free' };
+      const record = parsed as { enabled?: unknown; meter?: unknown; identifier?: unknown };
+      return {
+        enabled: record.enabled === true,
+        meter: record.meter === 'hired' ? 'hired' : 'free',
+        identifier: typeof record.identifier === 'string' ? record.identifier : null,
+      };
     }
   } catch {
     // Fall through to the defaults.
   }
-  return { enabled: false, meter: 'free' };
+  return { enabled: false, meter: 'free', identifier: null };
 }
 
-function saveSettings(settings: { enabled: boolean; meter: MeterState }): void {
+function saveSettings(settings: TrackerSettings): void {
   try {
     window.localStorage.setItem(settingsKey, JSON.stringify(settings));
   } catch {
