@@ -219,6 +219,9 @@ export class DispatchConsole {
   }
 
   private onBookings(changes: readonly BookingChange[]): void {
+    if (changes.some((change) => change.previous === null || closedStatuses.includes(change.booking.status))) {
+      this.report.refreshSoon();
+    }
     for (const change of changes) {
       if (change.live && change.booking.status === 'expired' && change.previous !== 'expired') {
         this.announceExpired(change.booking);

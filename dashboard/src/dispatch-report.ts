@@ -33,6 +33,7 @@ const refreshMs = 60_000;
 /** Hours listed: the latest, a dispatcher's shift; the CSV has them all. */
 const hoursShown = 8;
 const exportTimeoutMs = 60_000;
+const soonMs = 5000;
 
 /**
  * The cooperative's last 24 hours (`GET /v1/bookings/report`): bookings, share accepted on the
@@ -42,6 +43,7 @@ const exportTimeoutMs = 60_000;
 export class DispatchReportPanel {
   private readonly body: HTMLElement;
   private timer: number | undefined;
+  private soon: number | undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -56,6 +58,19 @@ export class DispatchReportPanel {
     this.body = element('div', 'dispatch-report__body');
     root.append(heading, this.body);
     root.hidden = true;
+  }
+
+  /**
+   * A booking was taken or closed: the figures changed. Asked again after a pause, so a busy hour's
+   * stream of changes costs one request per few seconds, not one per change.
+   */
+  refreshSoon(): void {
+    if (this.root.hidden && this.timer === undefined) return;
+    if (this.soon !== undefined) return;
+    this.soon = window.setTimeout(() => {
+      this.soon = undefined;
+      void this.refresh();
+    }, soonMs);
   }
 
   async load(): Promise<void> {
@@ -76,6 +91,7 @@ export class DispatchReportPanel {
       if (error instanceof ApiError && (error.status === 404 || error.status === 403)) {
         this.root.hidden = true;
         window.clearInterval(this.timer);
+        this.timer = undefined;
         return;
       }
       this.body.replaceChildren(element('p', 'dispatch-empty', t.reportFailed(describe(error))));

@@ -331,6 +331,10 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     const cancelled = await api(sys, 'POST', `/v1/bookings/${other.body.id}/cancel`, {}, dispatcherToken);
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     await expect.poll(() => row(other.body.id).getAttribute('data-status')).toBe('cancelled');
+    // The report follows the bookings taken and closed (a few seconds behind), without a reload.
+    await expect
+      .poll(() => page.locator('.dispatch-report [data-figure="cancelled"] dd').textContent(), { timeout: 10_000 })
+      .toBe('2');
   });
 
   it('loads the bookings again after a reload, with the day’s report and its CSV', async () => {
