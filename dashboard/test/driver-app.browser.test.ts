@@ -111,6 +111,7 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
     expect(page.url()).toBe(`${sys.url}/driver`);
     expect(await page.evaluate(() => localStorage.getItem('vigia.driverToken'))).toBe(taxi.token);
 
+    const createdAt = Date.now();
     const created = await api<{ id: string }>(sys, 'POST', '/v1/bookings', {
       operatorId: taxi.operatorId,
       pickup: PICKUP,
@@ -121,6 +122,7 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
 
     const offer = page.locator('#driver-offer');
     await offer.waitFor({ state: 'visible', timeout: 15_000 });
+    console.log(`driver page: offer on screen ${Date.now() - createdAt} ms after POST /v1/bookings was sent`);
     const text = (await offer.textContent()) ?? '';
     expect(text).toContain('Nova corrida');
     expect(text).toContain(PICKUP.address);
@@ -143,11 +145,13 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
     const offerShot = await pageShot(page, 'driver-offer');
     expect(distinctColours(offerShot)).toBeGreaterThan(10);
 
+    const tappedAt = Date.now();
     await accept.tap();
 
     const status = page.locator('#driver-booking-status');
     await status.waitFor({ state: 'visible', timeout: 15_000 });
     await expect.poll(() => status.textContent()).toBe('A caminho do embarque');
+    console.log(`driver page: booking shown accepted ${Date.now() - tappedAt} ms after the tap`);
     await expect(offer.isHidden()).resolves.toBe(true);
     const booking = await api<{ status: string; vehicleId: string }>(sys, 'GET', `/v1/bookings/${created.body.id}`);
     expect(booking.body).toMatchObject({ status: 'accepted', vehicleId: taxi.vehicleId });
