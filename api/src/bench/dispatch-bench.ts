@@ -289,7 +289,7 @@ async function main(): Promise<void> {
       const built = performance.now() - t;
       const s = h.model.summary();
       console.log(
-        `history model: built in ${(built / 1000).toFixed(2)} s (14 days, 56 six-hour reads): ${s.cells} H3 cells, ` +
+        `history model: built in ${(built / 1000).toFixed(2)} s (14-day window, read six hours at a time): ${s.cells} H3 cells, ` +
           `${s.trips} trips measured, detour factor ${s.detourFactor.toFixed(3)}`,
       );
       t = performance.now();
