@@ -89,6 +89,18 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
       permissions: ['geolocation'],
       locale: 'pt-BR',
     });
+    // Headless Chromium has no motor: what the page asks of navigator.vibrate is recorded instead.
+    await context.addInitScript(() => {
+      const calls: unknown[] = [];
+      (globalThis as unknown as { vibrations: unknown[] }).vibrations = calls;
+      Object.defineProperty(navigator, 'vibrate', {
+        value: (pattern: unknown) => {
+          calls.push(pattern);
+          return true;
+        },
+        configurable: true,
+      });
+    });
     page = await context.newPage();
     page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
@@ -129,6 +141,10 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
     expect(text).toContain('3 passageiros');
     // 400 m straight line, the distance the offer carries.
     expect(text).toMatch(/Distância(39\d|40\d|41\d) m/);
+    // The new offer buzzed the phone once.
+    expect(await page.evaluate(() => (globalThis as unknown as { vibrations: unknown[] }).vibrations)).toEqual([
+      [400, 150, 400],
+    ]);
     const seconds = Number(await page.locator('.driver-offer__seconds').textContent());
     expect(seconds).toBeGreaterThan(60);
     expect(seconds).toBeLessThanOrEqual(120);
