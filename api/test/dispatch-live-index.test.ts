@@ -141,12 +141,16 @@ describe('live fleet index', () => {
       expect(near()).toEqual(['t-free']);
       expect(index.get('t-hired')?.meterState).toBe('hired');
       expect(index.get('bus')).toBeUndefined();
+      const rebuilds = index.stats().rebuilds;
       await bus.publish({
         type: 'fleet',
         updates: [update('t-hired', 100, { meterState: 'free', ts: new Date(now).toISOString() })],
       });
-      await new Promise((r) => setTimeout(r, 10));
+      // A started index rebuilds after a change on its own, not in the next search.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(index.stats().rebuilds).toBe(rebuilds + 1);
       expect(near()).toEqual(['t-hired', 't-free']);
+      expect(index.stats().rebuilds).toBe(rebuilds + 1);
       index.stop();
     } finally {
       await bus.close();
