@@ -13,6 +13,7 @@ import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
 import { DbStandQueues } from './dispatch/stand-queues.js';
 import { BookingStore } from './dispatch/booking-store.js';
 import { DriverHub, driverFeedFrom } from './dispatch/driver-hub.js';
+import { declaredVehiclesOf } from './live/declared-vehicles.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerNoticeRoutes } from './notices/notice-routes.js';
 import { importLimitsFrom } from './registry/import-limits.js';
@@ -108,6 +109,7 @@ export async function startSystem(
       redisPrefix: config.REDIS_PREFIX,
       log,
       revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
+      declaredVehicles: declaredVehiclesOf(db),
     });
     // The taxis' side of dispatch (`/driver`), on the same Socket.IO server and adapter as `/live`.
     driver = new DriverHub({

@@ -1,24 +1,28 @@
-import type { Booking, LiveViolation } from '@vigia/core';
+import type { Booking, FleetUpdate, LiveViolation } from '@vigia/core';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestSystem, type TestSystem } from './support.js';
+import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
 
 /**
  * Socket.IO `/live`, event `booking`: each bus `{ type: 'booking' }` message goes to the admin and
  * to dispatchers whose operatorIds include the booking's operator, and to nobody else: not to
  * another cooperative's dispatcher, nor to the operator's own `operator` users, regulators or
  * enforcement (who see that operator's fleet and violations). A dispatcher whose scope changes
- * gets the new operator's bookings without reconnecting.
+ * gets the new operator's bookings without reconnecting. And the fleet: a dispatcher of a Belém
+ * radio operator sees the taxis it declared (other cooperatives' vehicles), only those, and no
+ * longer once the declaration is withdrawn.
  */
 
 const run = Math.random().toString(36).slice(2, 7);
 const OP_A = `coop-a-${run}`;
 const OP_B = `coop-b-${run}`;
+const RADIO = `radio-${run}`;
 
 interface Client {
   socket: Socket;
   bookings: Booking[];
   violations: LiveViolation[];
+  fleet: FleetUpdate[];
 }
 
 function booking(id: string, operatorId: string): Booking {
@@ -95,7 +99,8 @@ describe('/live booking events: admin and the operator’s dispatchers only', ()
   const connect = (token: string): Promise<Client> => {
     const socket = io(`${sys.url}/live`, { auth: { token }, transports: ['websocket'], reconnection: false });
     sockets.push(socket);
-    const client: Client = { socket, bookings: [], violations: [] };
+    const client: Client = { socket, bookings: [], violations: [], fleet: [] };
+    socket.on('fleet', (updates: FleetUpdate[]) => client.fleet.push(...updates));
     socket.on('booking', (b: Booking) => client.bookings.push(b));
     socket.on('violation', (v: LiveViolation) => client.violations.push(v));
     return new Promise((resolve, reject) => {
@@ -183,5 +188,69 @@ describe('/live booking events: admin and the operator’s dispatchers only', ()
     await publish([later]);
     expect(clients.dispatcherB?.bookings.at(-1)?.id).toBe(later.id);
     expect(clients.operatorA?.bookings).toEqual([]);
+  });
+
+  it('shows a radio operator’s dispatcher the taxis it declared, and only while declared', async () => {
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    const declared = await registerVehicle(sys, { pack: 'belem-taxi', operatorId: OP_A });
+    const undeclared = await registerVehicle(sys, { pack: 'belem-taxi', operatorId: OP_A });
+    const radio = await api(sys, 'POST', '/v1/operators', {
+      id: RADIO,
+      name: 'Rádio Táxi',
+      pack: 'belem-taxi',
+      kind: 'radio-operator',
+      declaredVehicleIds: [declared.vehicleId],
+      validFrom: since,
+    });
+    expect(radio.status, JSON.stringify(radio.body)).toBe(201);
+    const desk = await api<{ token: string }>(sys, 'POST', '/v1/users', {
+      name: 'central do rádio',
+      role: 'dispatcher',
+      operatorIds: [RADIO],
+    });
+    expect(desk.status, JSON.stringify(desk.body)).toBe(201);
+    const radioDesk = await connect(desk.body.token);
+    const update = (vehicleId: string): FleetUpdate => ({
+      vehicleId,
+      plate: vehicleId,
+      operatorId: OP_A,
+      pack: 'belem-taxi',
+      serviceType: 'taxi',
+      ts: new Date().toISOString(),
+      lat: -1.45,
+      lon: -48.5,
+      speedKmh: 0,
+      headingDeg: null,
+      meterState: 'free',
+      tariff: null,
+      passengers: null,
+      doorOpen: null,
+      ignition: null,
+    });
+    /** Publishes both taxis' positions and waits until operator A's dispatcher (who sees both) has them. */
+    const move = async () => {
+      const updates = [update(declared.vehicleId), update(undeclared.vehicleId)];
+      await sys.bus.publish({ type: 'fleet', updates });
+      await waitFor('the positions at operator A’s desk', () =>
+        updates.every((u) => clients.dispatcherA?.fleet.some((f) => f.vehicleId === u.vehicleId && f.ts === u.ts)),
+      );
+      // The radio desk's emit is in the same push, to another socket of this process.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return updates;
+    };
+    const [seen] = await move();
+    expect(radioDesk.fleet.map((f) => f.vehicleId)).toEqual([declared.vehicleId]);
+    expect(radioDesk.fleet[0]).toEqual(seen);
+
+    const withdrawn = await api(sys, 'PATCH', `/v1/operators/${RADIO}`, { declaredVehicleIds: [] });
+    expect(withdrawn.status, JSON.stringify(withdrawn.body)).toBe(200);
+    // The operators change re-checks every socket: move the taxis until the room is left.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const before = radioDesk.fleet.length;
+      await move();
+      if (radioDesk.fleet.length === before) break;
+      if (Date.now() > deadline) throw new Error('the radio desk still receives the withdrawn taxi');
+    }
   });
 });

@@ -9,20 +9,29 @@ import { SocketSessions, socketRefusal } from './socket-sessions.js';
 export const LIVE_NAMESPACE = '/live';
 const ALL_ROOM = 'fleet:all';
 const operatorRoom = (operatorId: string) => `fleet:op:${operatorId}`;
+/** A vehicle another operator declared to a radio operator (Belém Art. 42–44): its dispatchers see it move. */
+const vehicleRoom = (vehicleId: string) => `fleet:veh:${vehicleId}`;
 /** Bookings have rooms of their own: only the admin and dispatchers see them, not everyone who sees the fleet. */
 const BOOKINGS_ALL_ROOM = 'bookings:all';
 const bookingRoom = (operatorId: string) => `bookings:op:${operatorId}`;
 
 /**
  * Regulators and enforcement see the whole fleet, operators and dispatchers their operators'
- * vehicles. Bookings: the admin all, a dispatcher its operators'; nobody else.
+ * vehicles, dispatchers also the vehicles their (radio) operators declared: those are the taxis
+ * they may send (the console lists the free ones). Bookings: the admin all, a dispatcher its
+ * operators'; nobody else.
  */
-function roomsOf(principal: Principal): string[] {
+async function roomsOf(
+  principal: Principal,
+  declaredVehicles: (operatorIds: readonly string[]) => Promise<string[]>,
+): Promise<string[]> {
   if (principal.kind === 'device') throw socketRefusal('FORBIDDEN');
   if (principal.kind === 'admin') return [ALL_ROOM, BOOKINGS_ALL_ROOM];
   if (principal.role === 'regulator' || principal.role === 'enforcement') return [ALL_ROOM];
   const fleet = principal.operatorIds.map(operatorRoom);
-  return principal.role === 'dispatcher' ? [...fleet, ...principal.operatorIds.map(bookingRoom)] : fleet;
+  if (principal.role !== 'dispatcher') return fleet;
+  const declared = principal.operatorIds.length > 0 ? await declaredVehicles(principal.operatorIds) : [];
+  return [...fleet, ...declared.map(vehicleRoom), ...principal.operatorIds.map(bookingRoom)];
 }
 
 export interface LiveHubOptions {
@@ -38,6 +47,11 @@ export interface LiveHubOptions {
    * retired while the bus message was lost still loses its feed within about two cache lifetimes.
    */
   revalidateMs: number;
+  /**
+   * The vehicles these operators declared (a radio operator's `declaredVehicleIds`), read at each
+   * admission and re-check; a change to operators re-checks every socket.
+   */
+  declaredVehicles?: (operatorIds: readonly string[]) => Promise<string[]>;
 }
 
 /**
@@ -80,7 +94,8 @@ export class LiveHub {
       log: opts.log,
       revalidateMs: opts.revalidateMs,
       logPrefix: 'LIVE',
-      roomsOf,
+      roomsOf: (principal) => roomsOf(principal, opts.declaredVehicles ?? (async () => [])),
+      recheckOn: (message) => message.type === 'registry-changed' && message.collection === 'operators',
     });
     this.unsubscribe = opts.bus.subscribe((message) => {
       if (message.type === 'violation') {
@@ -118,6 +133,12 @@ export class LiveHub {
       byOperator.set(u.operatorId, list);
     }
     for (const [operatorId, list] of byOperator) nsp.to(operatorRoom(operatorId)).emit('fleet', list);
+    // Only the few vehicles a connected dispatcher was declared have a room: one lookup per update.
+    const rooms = this.io.of(LIVE_NAMESPACE).adapter.rooms;
+    for (const u of updates) {
+      const room = vehicleRoom(u.vehicleId);
+      if (rooms.has(room)) nsp.to(room).emit('fleet', [u]);
+    }
   }
 
   /** Violations go out at once, not batched: an officer acts on them. */
