@@ -395,12 +395,12 @@ async function main(): Promise<void> {
       );
     };
 
-    await runPickups('index rebuilt at most every 250 ms (default)', index);
+    await runPickups('index rebuilt on a timer at most every 250 ms (default)', index);
     index.stop();
-    // Worst case: a rebuild before every search that follows a change (maxIndexAgeMs 0).
+    // Worst case: a rebuild after every change (maxIndexAgeMs 0), some of them in a search.
     const eager = await LiveFleetIndex.start(db, bus, { offlineAfterS: OFFLINE_AFTER_S, maxIndexAgeMs: 0 });
     await new Promise((r) => setTimeout(r, REPORT_S * 1000));
-    await runPickups('index rebuilt before every search after a change', eager);
+    await runPickups('index rebuilt after every change (maxIndexAgeMs 0)', eager);
     eager.stop();
     stopStream();
     if ('refresh' in estimator) await estimator.stop();
