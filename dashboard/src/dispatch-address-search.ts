@@ -65,7 +65,13 @@ export class AddressSearch {
 
     this.input.addEventListener('input', () => this.onInput());
     this.input.addEventListener('keydown', (event) => this.onKey(event));
-    this.input.addEventListener('blur', () => window.setTimeout(() => this.close(), 150));
+    // Later, so a click on a suggestion lands first; not if the field has the focus again by then
+    // (F2 right after Escape), which would drop the search just typed.
+    this.input.addEventListener('blur', () =>
+      window.setTimeout(() => {
+        if (document.activeElement !== this.input) this.close();
+      }, 150),
+    );
   }
 
   get place(): Place | null {
