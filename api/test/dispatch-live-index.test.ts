@@ -102,13 +102,18 @@ describe('live fleet index', () => {
     // An older sample arriving late does not undo the newer state.
     index.apply([update('a', 100, { ts: new Date(NOW - 3_000).toISOString() })]);
     expect(ids(index)).toEqual(['b']);
-    // Free again: in the candidates once the index is rebuilt, at most maxIndexAgeMs later.
-    index.apply([update('a', 100, { ts: new Date(NOW).toISOString() })]);
+    // Free again: a candidate at once, before any rebuild; so is a taxi that just came online.
+    const rebuilds = index.stats().rebuilds;
+    index.apply([update('a', 100, { ts: new Date(NOW).toISOString() }), update('new', 50)]);
+    expect(ids(index)).toEqual(['new', 'a', 'b']);
+    expect(ids(index, { limit: 2 })).toEqual(['new', 'a']);
+    expect(ids(index, { vehicleIds: new Set(['a', 'b']) })).toEqual(['a', 'b']);
+    expect(index.stats().rebuilds).toBe(rebuilds);
+    // Rebuilt later, the same answer from the tree alone.
     now = NOW + 60_000;
-    expect(index.nearestFree(PICKUP, { limit: 5, maxDistanceM: 5_000, nowMs: NOW }).map((t) => t.vehicleId)).toEqual([
-      'a',
-      'b',
-    ]);
+    const later = index.nearestFree(PICKUP, { limit: 10, maxDistanceM: 5_000, nowMs: now });
+    expect(later.map((t) => t.vehicleId)).toEqual(['new', 'a', 'b']);
+    expect(index.stats().rebuilds).toBe(rebuilds + 1);
   });
 
   it('loads the taxis of vehicle_live at start (PGlite), then follows the bus', async () => {

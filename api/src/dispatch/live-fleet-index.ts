@@ -12,9 +12,9 @@ export interface LiveFleetIndexOptions {
   /**
    * How old the spatial index may grow while positions change before it is rebuilt, in
    * milliseconds (default 250). Every hit is checked against the taxi's current state, so a taxi
-   * that went hired or offline is never returned whatever the index's age; only a taxi that just
-   * became free, or a few metres of movement, wait for the next rebuild. 0: rebuild before every
-   * search after a change (tests).
+   * that went hired or offline is never returned whatever the index's age, and taxis that became
+   * free since the build are measured one by one beside the tree; only a few metres of movement
+   * wait for the next rebuild. 0: rebuild before every search after a change.
    */
   readonly maxIndexAgeMs?: number;
   readonly now?: () => number;
@@ -50,6 +50,9 @@ export class LiveFleetIndex implements CandidateSearch {
   private readonly taxis = new Map<string, LiveTaxi>();
   private tree: KDBush | undefined;
   private treeIds: string[] = [];
+  private inTree = new Set<string>();
+  /** Free taxis that were not in the tree when it was built (became free or came online since). */
+  private fresh = new Set<string>();
   private builtAtMs = Number.NEGATIVE_INFINITY;
   private dirty = true;
   private rebuilds = 0;
@@ -117,6 +120,7 @@ export class LiveFleetIndex implements CandidateSearch {
     const known = this.taxis.get(taxi.vehicleId);
     if (known && known.tsMs > taxi.tsMs) return;
     this.taxis.set(taxi.vehicleId, taxi);
+    if (isFree(taxi) && !this.inTree.has(taxi.vehicleId)) this.fresh.add(taxi.vehicleId);
     this.markDirty();
   }
 
@@ -150,23 +154,31 @@ export class LiveFleetIndex implements CandidateSearch {
     if (wanted && wanted.size * SCAN_RATIO <= this.taxis.size)
       return this.scan(point, wanted, opts.limit, opts.maxDistanceM, nowMs);
     const tree = this.currentTree(nowMs);
-    if (!tree) return [];
     const ids = this.treeIds;
     // The tree holds positions as of its build: each hit is judged on the taxi's current state.
-    const hits = around(tree, point.lon, point.lat, opts.limit, opts.maxDistanceM / 1000, (i) => {
-      const id = ids[i] as string;
-      if (wanted && !wanted.has(id)) return false;
-      const taxi = this.taxis.get(id);
-      return taxi !== undefined && this.isAvailable(taxi, nowMs);
-    });
+    const hits = tree
+      ? around(tree, point.lon, point.lat, opts.limit, opts.maxDistanceM / 1000, (i) => {
+          const id = ids[i] as string;
+          if (wanted && !wanted.has(id)) return false;
+          const taxi = this.taxis.get(id);
+          return taxi !== undefined && this.isAvailable(taxi, nowMs);
+        })
+      : [];
     const found: { taxi: LiveTaxi; d: number }[] = [];
-    for (const i of hits) {
-      const taxi = this.taxis.get(ids[i] as string) as LiveTaxi;
+    const measure = (taxi: LiveTaxi) => {
       const d = haversineM(point.lat, point.lon, taxi.lat, taxi.lon);
       if (d <= opts.maxDistanceM) found.push({ taxi, d });
+    };
+    for (const i of hits) measure(this.taxis.get(ids[i] as string) as LiveTaxi);
+    // And the taxis free since the build, measured one by one: never missing from a search,
+    // however recent the tree (a few hundred at most between two rebuilds).
+    for (const id of this.fresh) {
+      if (wanted && !wanted.has(id)) continue;
+      const taxi = this.taxis.get(id);
+      if (taxi && this.isAvailable(taxi, nowMs)) measure(taxi);
     }
     found.sort((a, b) => a.d - b.d);
-    return found.map((f) => f.taxi);
+    return found.slice(0, opts.limit).map((f) => f.taxi);
   }
 
   private scan(
@@ -214,6 +226,8 @@ export class LiveFleetIndex implements CandidateSearch {
     }
     this.tree = tree;
     this.treeIds = ids;
+    this.inTree = new Set(ids);
+    this.fresh.clear();
     this.builtAtMs = nowMs;
     this.dirty = false;
     this.rebuilds += 1;
