@@ -66,6 +66,11 @@ export const simulatorOptionsSchema = z.object({
    * take in each taxi city, whose offers the simulated taxis answer; 0 = no bookings, no answers.
    */
   bookingIntervalS: z.number().min(0).max(86_400).default(0),
+  /** Shares of offers the simulated drivers accept and decline (the rest expire); default 0.8 and 0.1. */
+  answerShares: z
+    .object({ accept: z.number().min(0).max(1), decline: z.number().min(0).max(1) })
+    .refine((s) => s.accept + s.decline <= 1, 'accept + decline must not exceed 1')
+    .optional(),
 });
 
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
@@ -206,6 +211,7 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
       clock,
       seed: options.seed,
       bookingIntervalS: options.bookingIntervalS,
+      ...(options.answerShares ? { shares: options.answerShares } : {}),
       log,
       signal: abort.signal,
     });

@@ -1,6 +1,6 @@
 import type { TelemetryInput } from '@vigia/core';
 import { describe, expect, it } from 'vitest';
-import { choosePickup, STAND_CLEARANCE_M } from '../src/dispatch/pickups.js';
+import { chooseDropoff, choosePickup, STAND_CLEARANCE_M } from '../src/dispatch/pickups.js';
 import { Fleet, type SimTaxi } from '../src/fleet/fleet.js';
 import { buildRoster } from '../src/fleet/roster.js';
 import { distanceM } from '../src/geo.js';
@@ -57,11 +57,15 @@ describe('a simulated taxi serving a booking', () => {
       const taxi = freeTaxis(fleet, pack, START)[0];
       if (!taxi) throw new Error(`no free ${pack} taxi at the start`);
       const world = fleet.taxiWorld(pack);
-      const pickup = choosePickup(world, new Random('pickup'), taxi.vehicle.state.position).place;
+      const rng = new Random('pickup');
+      const chosen = choosePickup(world, rng, taxi.vehicle.state.position);
+      const pickup = chosen.place;
+      const dropoff = chooseDropoff(world, rng, chosen.node);
+      if (!dropoff) throw new Error('no lawful destination from the pickup');
       expect(world.stands.every((s) => distanceM(pickup, world.graph.node(s.place.node)) >= STAND_CLEARANCE_M)).toBe(
         true,
       );
-      expect(taxi.behaviour.acceptBooking({ bookingId: 'bk_test', pickup, passengers: 2 }, START)).toBe(true);
+      expect(taxi.behaviour.acceptBooking({ bookingId: 'bk_test', pickup, dropoff, passengers: 2 }, START)).toBe(true);
       expect(taxi.behaviour.canTakeBooking(START)).toBe(false);
 
       const { samples, arrivedAt } = trip(fleet, taxi, pickup);
@@ -80,6 +84,9 @@ describe('a simulated taxi serving a booking', () => {
       expect(last.meter?.state).toBe('free');
       expect(last.passengers).toBe(0);
       expect(distanceM(last, pickup)).toBeGreaterThan(1000);
+      // Where the booking said the passenger was going (the car pulls away from there once free).
+      const alighting = samples.findLastIndex((s) => s.meter?.state === 'stopped');
+      expect(distanceM(samples[alighting] as TelemetryInput, dropoff)).toBeLessThan(50);
       expect(taxi.behaviour.bookingId).toBeUndefined();
       // No jump anywhere: cutting the cruise short brakes to a stop at a vertex, it does not teleport.
       for (let i = 1; i < samples.length; i++) {

@@ -31,7 +31,9 @@ export interface BookingMix {
 export const DEFAULT_BOOKING_MIX: BookingMix = { manual: 0.15, withDropoff: 0.7 };
 
 /** The first booking of each city comes this soon after the start (the taxis' first positions are in by then), seconds. */
-const FIRST_BOOKING_S: readonly [number, number] = [10, 20];
+const FIRST_BOOKING_S: readonly [number, number] = [5, 10];
+/** The city's first caller is this close to a free taxi, metres. */
+const FIRST_CALL_NEAR_TAXI_M: readonly [number, number] = [150, 600];
 /** A dispatcher takes this long to pick a taxi for a manual booking, seconds. */
 const ASSIGN_DELAY_S: readonly [number, number] = [4, 12];
 
@@ -48,6 +50,8 @@ export interface BookingGeneratorOptions {
   meanIntervalS: number;
   mix?: BookingMix;
   log: Logger;
+  /** A manual booking was assigned to a simulated taxi (the responder then follows it like an accepted offer). */
+  onAssigned?(bookingId: string, vehicleId: string): void;
 }
 
 export interface GeneratorStats {
@@ -68,6 +72,8 @@ export interface GeneratorStats {
 export class BookingGenerator {
   readonly stats: GeneratorStats = { created: 0, manual: 0, assigned: 0, refused: 0 };
   private readonly nextAtMs = new Map<TaxiPack, number>();
+  /** Cities that have had their first booking. */
+  private readonly started = new Set<TaxiPack>();
   private readonly assignments: { booking: SimBooking; desk: RadioDesk; atMs: number }[] = [];
 
   constructor(private readonly o: BookingGeneratorOptions) {
@@ -109,7 +115,11 @@ export class BookingGenerator {
     const world = this.o.world(desk.pack);
     const free = this.freeTaxis(desk, nowMs);
     const near = free.length > 0 ? rng.pick(free).taxi.vehicle.state.position : undefined;
-    const pickup = choosePickup(world, rng, near);
+    // The city's first call is from a street near a free taxi, so the demo shows a booking served
+    // within its first minutes; later ones come from anywhere.
+    const first = !this.started.has(desk.pack);
+    const pickup = first ? choosePickup(world, rng, near, 1, FIRST_CALL_NEAR_TAXI_M) : choosePickup(world, rng, near);
+    this.started.add(desk.pack);
     const dropoff = rng.chance(mix.withDropoff) ? chooseDropoff(world, rng, pickup.node) : undefined;
     const mode = rng.chance(mix.manual) ? 'manual' : 'auto';
     const body: NewBooking = {
@@ -137,20 +147,25 @@ export class BookingGenerator {
   }
 
   /**
-   * The dispatcher gives a manual booking to the desk's free taxi nearest the pickup. When the API
-   * assigns it outright the taxi is told by radio and drives there; when it makes the taxi an offer
-   * instead, the driver answers it like any other (OfferResponder).
+   * The dispatcher gives a manual booking to the desk's free taxi nearest the pickup, calling the
+   * driver on the radio first: the taxi is committed before the API records the assignment, and
+   * released if the API refuses it (the taxi is no longer free there, the booking was cancelled).
    */
   private async assign(booking: SimBooking, desk: RadioDesk, nowMs: number): Promise<void> {
     const nearest = this.freeTaxis(desk, nowMs)
       .map((c) => ({ ...c, d: distanceM(c.taxi.vehicle.state.position, booking.pickup) }))
       .sort((a, b) => a.d - b.d)[0];
     if (!nearest) return; // nobody free: the booking waits on the board until it expires
-    const result = await this.o.api.assign(desk.token, booking.id, nearest.id);
-    if (!result) return;
-    this.stats.assigned++;
-    if (result.status === 'accepted' && result.vehicleId === nearest.id) {
-      nearest.taxi.behaviour.acceptBooking(jobOf({ ...booking, bookingId: booking.id }), this.o.clock.now());
+    if (!nearest.taxi.behaviour.acceptBooking(jobOf({ ...booking, bookingId: booking.id }), nowMs)) return;
+    let assigned = false;
+    try {
+      const result = await this.o.api.assign(desk.token, booking.id, nearest.id);
+      assigned = result?.status === 'accepted' && result.vehicleId === nearest.id;
+    } finally {
+      if (!assigned) nearest.taxi.behaviour.dropBooking(booking.id);
     }
+    if (!assigned) return;
+    this.stats.assigned++;
+    this.o.onAssigned?.(booking.id, nearest.id);
   }
 }

@@ -124,7 +124,7 @@ export class OfferResponder {
     }
     if (accept) {
       this.stats.accepted++;
-      this.serving.set(offer.bookingId, { vehicleId: offer.vehicleId, checkAtMs: now + RECHECK_MS });
+      this.follow(offer.bookingId, offer.vehicleId);
     } else {
       this.stats.declined++;
     }
@@ -142,6 +142,11 @@ export class OfferResponder {
       }
     }
     return this.o.api.answer(this.o.listToken, offer.id, answer);
+  }
+
+  /** Look at the booking now and then until its passenger is aboard: a cancellation turns the taxi back. */
+  follow(bookingId: string, vehicleId: string): void {
+    this.serving.set(bookingId, { vehicleId, checkAtMs: this.o.clock.now() + RECHECK_MS });
   }
 
   /** A booking cancelled (or given to another taxi) while the taxi drives to it: the taxi goes back to work. */

@@ -1,7 +1,7 @@
 import { distanceM, type LatLon } from '../geo.js';
 import type { RoadGraph } from '../network/graph.js';
 import type { Random } from '../random.js';
-import { MIN_TRIP_M, type TaxiWorld, withinDetourTolerance } from '../vehicles/taxi-behaviour.js';
+import { bookedTripDestination, type TaxiWorld } from '../vehicles/taxi-behaviour.js';
 import type { Place } from './dispatch-api.js';
 
 /**
@@ -15,7 +15,7 @@ export const STAND_CLEARANCE_M = 80;
 /** "Near a stand": within this distance of one (the booking service offers it to the stand's queue first). */
 const NEAR_STAND_M = 250;
 /** A caller in a street where a free taxi is: this far from it, straight line. */
-const NEAR_TAXI_M: readonly [number, number] = [300, 1500];
+export const NEAR_TAXI_M: readonly [number, number] = [200, 1000];
 
 export interface PickupPoint {
   place: Place;
@@ -24,18 +24,24 @@ export interface PickupPoint {
 }
 
 /**
- * A pickup: near `taxi` (a free taxi of the desk's cooperative) half the time when given, else at
- * a named place, near a stand, or anywhere on the network.
+ * A pickup: near `taxi` (a free taxi of the desk's cooperative, `nearTaxiM` from it) a share
+ * `nearTaxi` of the time when given (half by default), else at a named place, near a stand, or anywhere on the network.
  */
-export function choosePickup(world: TaxiWorld, rng: Random, taxi?: LatLon): PickupPoint {
+export function choosePickup(
+  world: TaxiWorld,
+  rng: Random,
+  taxi?: LatLon,
+  nearTaxi = 0.5,
+  nearTaxiM: readonly [number, number] = NEAR_TAXI_M,
+): PickupPoint {
   const graph = world.graph;
   const standNodes = world.stands.map((s) => graph.node(s.place.node));
   const clear = (p: LatLon) => standNodes.every((s) => distanceM(p, s) >= STAND_CLEARANCE_M);
   const roll = rng.next();
-  if (taxi && roll < 0.5) {
+  if (taxi && roll < nearTaxi) {
     const nodes = graph.nodes.filter((n) => {
       const d = distanceM(n, taxi);
-      return d >= NEAR_TAXI_M[0] && d <= NEAR_TAXI_M[1] && clear(n);
+      return d >= nearTaxiM[0] && d <= nearTaxiM[1] && clear(n);
     });
     if (nodes.length > 0) return atNode(graph, rng.pick(nodes).id);
   }
@@ -65,24 +71,14 @@ export function choosePickup(world: TaxiWorld, rng: Random, taxi?: LatLon): Pick
 }
 
 /**
- * Where the caller goes: a named place a lawful trip away (at least the taxis' shortest trip, and
- * within the detour tolerance on the network, as street trips are), or undefined when none is
- * found (the booking then names no destination).
+ * Where the caller goes (a named place a lawful trip away, see `bookedTripDestination`), or
+ * undefined when none is found (the booking then names no destination).
  */
 export function chooseDropoff(world: TaxiWorld, rng: Random, fromNode: number): Place | undefined {
-  const graph = world.graph;
-  const from = graph.node(fromNode);
-  const places = [...graph.places.values()].filter((p) => p.kind !== 'stand' && p.node !== fromNode);
-  if (places.length === 0) return undefined;
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const p = rng.weighted(places, (c) => c.weight ?? 1);
-    const at = graph.node(p.node);
-    const straight = distanceM(from, at);
-    if (straight < MIN_TRIP_M) continue;
-    const path = graph.route(fromNode, p.node);
-    if (path && withinDetourTolerance(path.lengthM, straight)) return { lat: at.lat, lon: at.lon, address: p.name };
-  }
-  return undefined;
+  const p = bookedTripDestination(world.graph, fromNode, rng);
+  if (!p) return undefined;
+  const at = world.graph.node(p.node);
+  return { lat: at.lat, lon: at.lon, address: p.name };
 }
 
 function atNode(graph: RoadGraph, node: number): PickupPoint {

@@ -60,6 +60,8 @@ export function startSimulatedDispatch(o: SimulatedDispatchOptions): RunningDisp
   const log = o.log.child({ component: 'simulated-dispatch' });
   const api = new DispatchApi(o.apiUrl, o.signal);
   const deviceOf = new Map(o.roster.entries.map((e) => [e.vehicle.id, e.device.id]));
+  // The generator hands the responder the manual bookings it assigned, to follow them too.
+  let responder: OfferResponder | undefined;
   const generator = new BookingGenerator({
     api,
     desks: radioDesks(o.roster, o.dispatcherTokens),
@@ -70,8 +72,9 @@ export function startSimulatedDispatch(o: SimulatedDispatchOptions): RunningDisp
     meanIntervalS: o.bookingIntervalS,
     ...(o.mix ? { mix: o.mix } : {}),
     log,
+    onAssigned: (bookingId, vehicleId) => responder?.follow(bookingId, vehicleId),
   });
-  const responder = new OfferResponder({
+  responder = new OfferResponder({
     api,
     listToken: o.adminToken,
     answerToken: (vehicleId) => {

@@ -32,6 +32,31 @@ export const MAX_TRIP_DETOUR_RATIO = 1.6;
 export const MAX_TRIP_DETOUR_EXTRA_M = 2500;
 export const MIN_TRIP_M = 1500;
 
+/** Typical length of a booked ride, straight line: longer ones are rarer (across town, seldom across the region). */
+const TYPICAL_BOOKED_TRIP_M = 5000;
+
+/**
+ * Where a booked passenger goes: a named place at least the shortest trip away and within the
+ * detour tolerance on the network (as street trips), nearer ones likelier; undefined when none is
+ * found in a few draws.
+ */
+export function bookedTripDestination(graph: RoadGraph, fromNode: number, rng: Random): SnappedPlace | undefined {
+  const from = graph.node(fromNode);
+  const places = [...graph.places.values()].filter((p) => p.kind !== 'stand' && p.node !== fromNode);
+  if (places.length === 0) return undefined;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const p = rng.weighted(places, (c) => {
+      const d = distanceM(from, graph.node(c.node)) / TYPICAL_BOOKED_TRIP_M;
+      return (c.weight ?? 1) / (1 + d * d);
+    });
+    const straight = distanceM(from, graph.node(p.node));
+    if (straight < MIN_TRIP_M) continue;
+    const path = graph.route(fromNode, p.node);
+    if (path && withinDetourTolerance(path.lengthM, straight)) return p;
+  }
+  return undefined;
+}
+
 /** Whether a trip of `roadM` between points `straightM` apart is within the detour tolerance. */
 export function withinDetourTolerance(roadM: number, straightM: number): boolean {
   return roadM <= straightM * MAX_TRIP_DETOUR_RATIO || roadM - straightM <= MAX_TRIP_DETOUR_EXTRA_M;
@@ -242,7 +267,8 @@ export class TaxiBehaviour implements Behaviour {
   /** At the pickup, engine running, meter free, until the passenger comes out. */
   private waitAtPickup(): Activity {
     this.phase = 'at-pickup';
-    return new DwellActivity('pickup-wait', this.o.rng.range(20, 90));
+    // The caller has been ready since the call: out of the door within a minute.
+    return new DwellActivity('pickup-wait', this.o.rng.range(15, 60));
   }
 
   afterStep(state: VehicleState, current: Activity, nowMs: number, dtS: number, movedM: number): void {
@@ -390,7 +416,10 @@ export class TaxiBehaviour implements Behaviour {
       this.node = wanted.endNode ?? this.node;
       return this.drive(wanted, state);
     }
-    const dest = this.chooseDestination();
+    // A booked passenger who named no destination says it on board.
+    const dest =
+      (this.trip ? bookedTripDestination(this.o.world.graph, this.node, this.o.rng) : undefined) ??
+      this.chooseDestination();
     const path = this.o.world.graph.route(this.node, dest.node);
     if (!path) throw new Error(`No route for taxi ${this.o.vehicleId} to ${dest.id}`);
     this.node = dest.node;
