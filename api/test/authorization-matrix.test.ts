@@ -51,6 +51,7 @@ const expected: Record<string, 'public' | Caller[]> = {
   'POST /v1/bookings': ['admin', 'dispatcher'],
   'GET /v1/bookings': ['admin', 'regulator', 'enforcement', 'dispatcher'],
   'GET /v1/bookings/:id': ['admin', 'regulator', 'enforcement', 'dispatcher'],
+  'GET /v1/bookings/:id/candidates': ['admin', 'regulator', 'enforcement', 'dispatcher'],
   'POST /v1/bookings/:id/cancel': ['admin', 'dispatcher'],
   'POST /v1/bookings/:id/assign': ['admin', 'dispatcher'],
   // Offers: the taxi answers with a token of its own device; the admin and the operator's dispatchers for it.

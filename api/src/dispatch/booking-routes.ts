@@ -4,6 +4,7 @@ import {
   assignSchema,
   bookingQuerySchema,
   cancelSchema,
+  candidateQuerySchema,
   createBookingSchema,
   idSchema,
   offerQuerySchema,
@@ -30,6 +31,13 @@ export async function registerBookingRoutes(app: FastifyInstance, service: Booki
   app.get('/v1/bookings', read, async (req) => service.list(principalOf(req), bookingQuerySchema.parse(req.query)));
 
   app.get('/v1/bookings/:id', read, async (req) => service.get(principalOf(req), idOf(req)));
+
+  // Who may read the booking may see whom it would go to (README.md "Who may do what").
+  app.get('/v1/bookings/:id/candidates', read, async (req) => {
+    const principal = principalOf(req);
+    const { limit } = candidateQuerySchema.parse(req.query);
+    return service.candidates(principal, idOf(req), limit);
+  });
 
   app.post('/v1/bookings/:id/cancel', take, async (req) => {
     const principal = principalOf(req);

@@ -65,6 +65,31 @@ export const offerQuerySchema = z.object({
 });
 export type OfferQuery = z.output<typeof offerQuerySchema>;
 
+export const candidateQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
+
+/** An item of `GET /v1/bookings/:id/candidates`: a taxi the booking may be assigned to, in offer order. */
+export interface BookingCandidate {
+  vehicleId: string;
+  plate: string;
+  /** Estimated driving time to the pickup, whole seconds (the ranking's estimate). */
+  etaS: number;
+  /** Straight-line distance to the pickup, whole metres. */
+  distanceM: number;
+  basis: 'stand-queue' | 'eta';
+  /** Its last position (vehicle_live). */
+  lat: number;
+  lon: number;
+}
+
+/** `GET /v1/bookings/:id/candidates`: `estimator` and `stand` are null when nothing was ranked. */
+export interface BookingCandidates {
+  items: BookingCandidate[];
+  estimator: string | null;
+  stand: { id: string; name: string } | null;
+}
+
 /** An item of `GET /v1/offers`: an open offer with what the driver needs to decide. */
 export interface OpenOffer {
   id: string;

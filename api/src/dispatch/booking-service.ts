@@ -12,9 +12,9 @@ import { type Dispatch, DispatchStore, dispatchRow, type RulePipeline } from '@v
 import { localDateOf } from '@vigia/rules';
 import type { Logger } from 'pino';
 import { packTimeZone } from '../notices/notice-time-zone.js';
-import { operatorProblem, vehicleProblem, vehicleProblemMessage } from './booking-eligibility.js';
-import type { BookingQuery, CreateBooking, OfferQuery, OpenOffer } from './booking-schemas.js';
-import { type BookingScope, type BookingStore, newId } from './booking-store.js';
+import { operatorProblem, type VehicleContext, vehicleProblem, vehicleProblemMessage } from './booking-eligibility.js';
+import type { BookingCandidates, BookingQuery, CreateBooking, OfferQuery, OpenOffer } from './booking-schemas.js';
+import { type BookingScope, type BookingStore, newId, type VehicleFacts } from './booking-store.js';
 import type { LatLon } from './dispatch-ports.js';
 
 /**
@@ -28,6 +28,8 @@ export interface BookingRanker {
   rank(req: { pickup: LatLon; pack: Pack; vehicleIds?: ReadonlySet<string>; exclude?: ReadonlySet<string> }): Promise<{
     stand: { id: string; name: string } | null;
     candidates: readonly { vehicleId: string; etaS: number; distanceM: number; basis: 'stand-queue' | 'eta' }[];
+    /** The travel-time estimator that timed them. */
+    estimator: string;
   }>;
 }
 
@@ -167,14 +169,8 @@ export class BookingService {
       }
       const fleet = await this.store.fleetOf(b.operatorId, b.pack === 'belem-taxi', tx);
       const found = (await this.store.vehicleFacts([vehicleId], b.id, tx)).get(vehicleId);
-      // A taxi that declined may still be assigned: the dispatcher records the driver's yes, given since.
-      const facts = found && { ...found, refusedThisBooking: false };
-      const problem = vehicleProblem(facts, {
-        fleet,
-        localDate: localDateOf(Date.now(), packTimeZone(b.pack)),
-        nowMs: Date.now(),
-        offlineAfterS: this.opts.offlineAfterS,
-      });
+      const facts = found && assignable(found);
+      const problem = vehicleProblem(facts, this.vehicleContext(b, fleet));
       if (problem) {
         // A scoped dispatcher learns nothing of vehicles outside its operators, not even that they exist.
         const code = problem === 'VEHICLE_NOT_FOUND' && !scope.all ? 'VEHICLE_NOT_OF_OPERATOR' : problem;
@@ -188,6 +184,34 @@ export class BookingService {
     });
     await this.afterAcceptance(booking, dispatch);
     return booking;
+  }
+
+  /**
+   * The taxis the booking may be assigned to now, in the order the automatic offers go: the
+   * ranker's order (stand queue first, then estimated arrival), each checked against the
+   * database exactly as `assign` checks it (so a taxi that declined is listed: the dispatcher may
+   * still assign it). A booking no longer waiting for a taxi has none. Read access, as the booking.
+   */
+  async candidates(principal: Principal, id: string, limit: number): Promise<BookingCandidates> {
+    const b = await this.get(principal, id);
+    const none: BookingCandidates = { items: [], estimator: null, stand: null };
+    if (!OPEN.has(b.status)) return none;
+    const fleet = await this.store.fleetOf(b.operatorId, b.pack === 'belem-taxi');
+    if (fleet.size === 0) return none;
+    const ranking = await this.opts.ranker.rank({ pickup: b.pickup, pack: b.pack, vehicleIds: fleet });
+    const facts = await this.store.vehicleFacts(
+      ranking.candidates.map((c) => c.vehicleId),
+      b.id,
+    );
+    const ctx = this.vehicleContext(b, fleet);
+    const items: BookingCandidates['items'] = [];
+    for (const c of ranking.candidates) {
+      const f = facts.get(c.vehicleId);
+      if (!f || vehicleProblem(assignable(f), ctx) !== null || f.liveLat === null || f.liveLon === null) continue;
+      items.push({ ...c, plate: f.plate, lat: f.liveLat, lon: f.liveLon });
+      if (items.length === limit) break;
+    }
+    return { items, estimator: ranking.estimator, stand: ranking.stand };
   }
 
   /** Open offers the caller may see: a device its vehicle's, a dispatcher its operators', the admin all. */
@@ -345,13 +369,7 @@ export class BookingService {
         b.id,
         tx,
       );
-      const nowMs = Date.now();
-      const ctx = {
-        fleet,
-        localDate: localDateOf(nowMs, packTimeZone(b.pack)),
-        nowMs,
-        offlineAfterS: this.opts.offlineAfterS,
-      };
+      const ctx = this.vehicleContext(b, fleet);
       for (const c of ranking.candidates) {
         if (vehicleProblem(facts.get(c.vehicleId), ctx) !== null) continue;
         const offered = await store.insertOffer(tx, {
@@ -391,6 +409,17 @@ export class BookingService {
     return dispatch;
   }
 
+  /** What the eligibility of a taxi for booking `b` is judged against, now. */
+  private vehicleContext(b: Booking, fleet: ReadonlySet<string>): VehicleContext {
+    const nowMs = Date.now();
+    return {
+      fleet,
+      localDate: localDateOf(nowMs, packTimeZone(b.pack)),
+      nowMs,
+      offlineAfterS: this.opts.offlineAfterS,
+    };
+  }
+
   private async afterAcceptance(booking: Booking, dispatch: Dispatch): Promise<void> {
     await this.publish(booking);
     await this.opts.rules.onDispatches([dispatch]);
@@ -408,6 +437,9 @@ export class BookingService {
     return booking;
   }
 }
+
+/** A taxi that declined may still be assigned: the dispatcher records the driver's yes, given since. */
+const assignable = (f: VehicleFacts): VehicleFacts => ({ ...f, refusedThisBooking: false });
 
 /** Two acceptances of one taxi at once (two bookings, two processes): the unique index lets one through. */
 function busyOnConflict(err: unknown): never {
