@@ -2,11 +2,13 @@ import type { ApiClient } from './api-client.js';
 import type { OperatorItem, Page, StandItem, StopItem } from './api-types.js';
 import {
   type Booking,
+  type BookingCandidates,
   type BookingRequest,
   type BookingStatus,
   closedStatuses,
   type StandQueueItem,
   toBooking,
+  toBookingCandidates,
 } from './dispatch-types.js';
 
 /** The dispatch routes of API.md, over the dashboard's client (its token, timeouts and error contract). */
@@ -55,6 +57,15 @@ export async function assignBooking(client: ApiClient, id: string, vehicleId: st
   return toBooking(
     await client.sendJson<unknown>('POST', `/v1/bookings/${encodeURIComponent(id)}/assign`, { vehicleId }),
   );
+}
+
+/** The taxis the server would offer the booking to, in its order, with its ETA (`limit` ≤ 50). */
+export async function bookingCandidates(client: ApiClient, id: string, limit: number): Promise<BookingCandidates> {
+  const answer = toBookingCandidates(
+    await client.getJson<unknown>(`/v1/bookings/${encodeURIComponent(id)}/candidates?limit=${limit}`),
+  );
+  if (answer === null) throw new Error('unexpected answer');
+  return answer;
 }
 
 export async function standQueue(client: ApiClient, standId: string): Promise<StandQueueItem[]> {

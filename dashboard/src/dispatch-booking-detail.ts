@@ -1,4 +1,5 @@
 import type { DispatchOperator } from './dispatch-api.js';
+import type { CandidateSource } from './dispatch-candidates.js';
 import {
   type Booking,
   clockDuration,
@@ -12,13 +13,18 @@ import { distanceLabel, distanceM, type LatLon } from './field-geo.js';
 import type { FleetStore, TrackedVehicle } from './fleet-store.js';
 import { dispatchMessages as t } from './messages.pt-BR.js';
 
-/** A free taxi the dispatcher may assign: listed by straight-line distance, numbered for the keys. */
+/**
+ * A free taxi the dispatcher may assign, numbered for the keys: from the server's ranking
+ * (dispatch-candidates.ts), or, when that fails, from the live fleet by straight line.
+ */
 export interface Candidate extends LatLon {
   id: string;
   plate: string;
   distanceM: number;
-  /** The server's estimate, from an offer this booking made it; null when it was never offered. */
+  /** The server's estimate: the ranking's, or (fallback) an offer's this booking made it; null: none. */
   etaS: number | null;
+  /** The server's ranking basis; absent in the fallback list. */
+  basis?: 'stand-queue' | 'eta';
 }
 
 /** Keys 1–9. */
@@ -82,7 +88,7 @@ export class BookingDetail {
     this.message.setAttribute('role', 'status');
     this.message.hidden = true;
     root.append(this.body, this.message);
-    this.render(null, []);
+    this.render(null, [], { kind: 'loading' });
   }
 
   get isConfirming(): boolean {
@@ -115,7 +121,7 @@ export class BookingDetail {
     }
   }
 
-  render(booking: Booking | null, candidates: readonly Candidate[]): void {
+  render(booking: Booking | null, candidates: readonly Candidate[], source: CandidateSource): void {
     this.body.replaceChildren();
     if (booking === null) {
       this.confirming = false;
@@ -163,7 +169,7 @@ export class BookingDetail {
       this.body.append(offers);
     }
 
-    if (waitingStatuses.includes(booking.status)) this.renderCandidates(candidates);
+    if (waitingStatuses.includes(booking.status)) this.renderCandidates(candidates, source);
     if (closedStatuses.includes(booking.status)) return;
     const cancel = element('button', 'dispatch-button dispatch-button--danger', t.cancel);
     cancel.type = 'button';
@@ -172,9 +178,12 @@ export class BookingDetail {
     this.body.append(cancel);
   }
 
-  private renderCandidates(candidates: readonly Candidate[]): void {
+  private renderCandidates(candidates: readonly Candidate[], source: CandidateSource): void {
     this.body.append(element('h3', 'dispatch-subheading', t.taxisHeading));
-    this.body.append(element('p', 'dispatch-note', t.taxisNote));
+    const note = element('p', 'dispatch-note', taxisNote(source));
+    note.dataset.source = source.kind;
+    this.body.append(note);
+    if (source.kind === 'loading') return;
     if (candidates.length === 0) {
       this.body.append(element('p', 'dispatch-empty', t.taxisEmpty));
     } else {
@@ -182,8 +191,13 @@ export class BookingDetail {
       candidates.forEach((candidate, index) => {
         const item = element('li', 'dispatch-taxi');
         item.dataset.vehicleId = candidate.id;
-        const text = [t.taxiRow(String(index + 1), candidate.plate, distanceLabel(candidate.distanceM))];
-        if (candidate.etaS !== null) text.push(t.eta(clockDuration(candidate.etaS)));
+        const text =
+          source.kind === 'server' && candidate.etaS !== null
+            ? [t.rankedTaxiRow(String(index + 1), candidate.plate, candidate.etaS, distanceLabel(candidate.distanceM))]
+            : [t.taxiRow(String(index + 1), candidate.plate, distanceLabel(candidate.distanceM))];
+        if (source.kind !== 'server' && candidate.etaS !== null) text.push(t.eta(clockDuration(candidate.etaS)));
+        if (candidate.basis === 'stand-queue') text.push(t.standQueueBasis);
+        if (candidate.etaS !== null) item.dataset.etaS = String(candidate.etaS);
         const assign = element('button', 'dispatch-button dispatch-button--small', `${t.assign} (${index + 1})`);
         assign.type = 'button';
         assign.addEventListener('click', () => this.options.onAssign(candidate));
@@ -193,4 +207,10 @@ export class BookingDetail {
       this.body.append(list);
     }
   }
+}
+
+function taxisNote(source: CandidateSource): string {
+  if (source.kind === 'loading') return t.taxisLoading;
+  if (source.kind === 'fallback') return t.taxisFallback(source.reason);
+  return t.taxisRanked(source.estimator === null ? null : (t.estimators[source.estimator] ?? source.estimator));
 }

@@ -5,6 +5,7 @@ import { BookingDetail, type Candidate, candidatesFor } from './dispatch-booking
 import { BookingForm } from './dispatch-booking-form.js';
 import { BookingList } from './dispatch-booking-list.js';
 import { type BookingChange, BookingStore } from './dispatch-bookings.js';
+import { CandidateFeed } from './dispatch-candidates.js';
 import { installDispatchKeys, renderKeyHelp } from './dispatch-keys.js';
 import { DispatchReportPanel } from './dispatch-report.js';
 import { StandQueuePanel } from './dispatch-stand-queues.js';
@@ -56,8 +57,8 @@ const focusZoom = 14;
 
 /**
  * The dispatch console: a booking form and the bookings by status on the left, the selected
- * booking (offers, free taxis to assign, cancel), stand queues and the day's report on the right,
- * pickups and candidate taxis on the map. Kept in step by the `/live` event `booking` and reloaded
+ * booking (offers, the taxis the server ranks for it to assign, cancel), stand queues and the
+ * day's report on the right, pickups and those taxis on the map. Kept in step by the `/live` event `booking` and reloaded
  * on every reconnect; driven from the keyboard (dispatch-keys.ts).
  */
 export class DispatchConsole {
@@ -73,6 +74,7 @@ export class DispatchConsole {
   private layer: DispatchTaxiLayer | null = null;
   private map: MapLibreMap | null = null;
   private candidates: Candidate[] = [];
+  private readonly feed: CandidateFeed;
   /** The pickup typed or pinned in the form, shown while no booking is selected. */
   private formPickup: Place | null = null;
   private fleetChanged = false;
@@ -124,6 +126,11 @@ export class DispatchConsole {
       now: options.now,
       onAssign: (candidate) => void this.assign(candidate),
       onCancel: () => (this.detail.isConfirming ? void this.cancel() : this.askCancel()),
+    });
+    this.feed = new CandidateFeed({
+      client: options.client,
+      onUnauthorized: options.onUnauthorized,
+      onChange: () => this.refreshFocus(false),
     });
     this.queues = new StandQueuePanel(queueRoot, { client: options.client, onUnauthorized: options.onUnauthorized });
     this.report = new DispatchReportPanel(reportRoot, {
@@ -219,6 +226,8 @@ export class DispatchConsole {
   }
 
   private onBookings(changes: readonly BookingChange[]): void {
+    // A booking taken, freed or closed elsewhere may change whom the selected one can go to.
+    if (changes.some((change) => change.live)) this.feed.refresh();
     if (changes.some((change) => change.previous === null || closedStatuses.includes(change.booking.status))) {
       this.report.refreshSoon();
     }
@@ -263,16 +272,22 @@ export class DispatchConsole {
   /** Redraws the detail, the candidates on the map and the stand queues; `move` brings the pickup into view. */
   private refreshFocus(move: boolean): void {
     const booking = this.selected();
-    this.candidates =
-      booking && waitingStatuses.includes(booking.status)
-        ? candidatesFor(booking, this.options.fleet, this.operators.get(booking.operatorId))
-        : [];
-    this.detail.render(booking, this.candidates);
+    const waiting = booking !== null && waitingStatuses.includes(booking.status);
+    this.feed.follow(waiting ? booking.id : null);
+    const { candidates, source } = waiting
+      ? this.feed.current(() => candidatesFor(booking, this.options.fleet, this.operators.get(booking.operatorId)))
+      : { candidates: [], source: { kind: 'loading' as const } };
+    this.candidates = candidates;
+    this.detail.render(booking, this.candidates, source);
     const focus: LatLon | null = booking ? booking.pickup : this.formPickup;
     this.queues.setFocus(focus);
     this.layer?.show({
       focus,
-      taxis: this.candidates,
+      taxis: this.candidates.map((taxi, index) =>
+        source.kind === 'server' && taxi.etaS !== null
+          ? { ...taxi, label: t.mapTaxiLabel(String(index + 1), taxi.etaS) }
+          : taxi,
+      ),
       pickups: this.store
         .all()
         .filter((other) => other.id !== booking?.id && !closedStatuses.includes(other.status))

@@ -1,10 +1,12 @@
-import type { GeoJSONSource, Map as MapLibreMap } from 'maplibre-gl';
+import { type GeoJSONSource, type Map as MapLibreMap, Marker } from 'maplibre-gl';
+import { element } from './dom.js';
 import type { LatLon } from './field-geo.js';
 
 /**
  * The dispatch console on the map: where each waiting booking is picked up, the selected one (or
  * the pickup being typed) drawn large, and a straight line from it to each free taxi listed beside
- * it, with a ring around those taxis. Colours apart from the fleet's, the evidence's and the field
+ * it, with a ring around those taxis and, when the server ranked them, a label with the taxi's
+ * number for the keys and its estimated arrival (HTML markers: the style needs no glyphs). Colours apart from the fleet's, the evidence's and the field
  * view's, so the browser test can find them on the canvas.
  */
 export const dispatchColors = {
@@ -19,11 +21,15 @@ export interface DispatchScene {
   pickups: readonly LatLon[];
   /** The selected booking's pickup, or the one being typed in the form. */
   focus: LatLon | null;
-  /** Free taxis listed for the focus: a line to each and a ring. */
-  taxis: readonly (LatLon & { id: string })[];
+  /** Free taxis listed for the focus: a line to each and a ring, and the label when given. */
+  taxis: readonly (LatLon & { id: string; label?: string })[];
 }
 
 export class DispatchTaxiLayer {
+  private labels: Marker[] = [];
+  /** The labels drawn, so a redraw with the same ones (every fleet tick) leaves them be. */
+  private labelKey = '';
+
   constructor(private readonly map: MapLibreMap) {
     map.addSource(sourceId, { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
     map.addLayer({
@@ -87,5 +93,21 @@ export class DispatchTaxiLayer {
     }
     if (focus) features.push({ type: 'Feature', properties: { part: 'pickup', focus: true }, geometry: point(focus) });
     source.setData({ type: 'FeatureCollection', features });
+    this.showLabels(focus ? scene.taxis : []);
+  }
+
+  private showLabels(taxis: DispatchScene['taxis']): void {
+    const labelled = taxis.filter((taxi) => taxi.label !== undefined);
+    const key = JSON.stringify(labelled.map((taxi) => [taxi.id, taxi.label, taxi.lat, taxi.lon]));
+    if (key === this.labelKey) return;
+    this.labelKey = key;
+    for (const marker of this.labels) marker.remove();
+    this.labels = labelled.map((taxi) => {
+      const node = element('div', 'dispatch-taxi-label', taxi.label);
+      node.dataset.vehicleId = taxi.id;
+      return new Marker({ element: node, anchor: 'left', offset: [14, 0] })
+        .setLngLat([taxi.lon, taxi.lat])
+        .addTo(this.map);
+    });
   }
 }

@@ -70,6 +70,24 @@ export interface StandQueueItem {
   waitedS: number;
 }
 
+/** An item of `GET /v1/bookings/:id/candidates`: a taxi the booking may be assigned to, in offer order. */
+export interface ServerCandidate {
+  vehicleId: string;
+  plate: string;
+  etaS: number;
+  distanceM: number;
+  basis: 'stand-queue' | 'eta';
+  lat: number;
+  lon: number;
+}
+
+/** `GET /v1/bookings/:id/candidates`. */
+export interface BookingCandidates {
+  items: ServerCandidate[];
+  /** The travel-time estimator that timed them ('history', 'osrm'); null when nothing was ranked. */
+  estimator: string | null;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -137,4 +155,29 @@ export function clockDuration(seconds: number): string {
   const minutes = Math.floor((s % 3600) / 60);
   const rest = String(s % 60).padStart(2, '0');
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${rest}` : `${minutes}:${rest}`;
+}
+
+function toServerCandidate(value: unknown): ServerCandidate | null {
+  if (!isRecord(value)) return null;
+  const { vehicleId, plate, etaS, distanceM, basis, lat, lon } = value;
+  if (!isString(vehicleId) || !isFiniteNumber(etaS) || !isFiniteNumber(distanceM)) return null;
+  if (!isFiniteNumber(lat) || !isFiniteNumber(lon)) return null;
+  return {
+    vehicleId,
+    plate: isString(plate) ? plate : vehicleId,
+    etaS,
+    distanceM,
+    basis: basis === 'stand-queue' ? 'stand-queue' : 'eta',
+    lat,
+    lon,
+  };
+}
+
+/** The candidates answer, or null when it is not one (then the console falls back, saying so). */
+export function toBookingCandidates(value: unknown): BookingCandidates | null {
+  if (!isRecord(value) || !Array.isArray(value.items)) return null;
+  return {
+    items: value.items.map(toServerCandidate).filter((item) => item !== null),
+    estimator: isString(value.estimator) ? value.estimator : null,
+  };
 }

@@ -65,6 +65,9 @@ export const alertStatusMessages = {
 /** Compass points as Brazilian maps write them (L for leste, O for oeste). */
 export const compassPoints = ['N', 'NE', 'L', 'SE', 'S', 'SO', 'O', 'NO'] as const;
 
+/** A driving time as a dispatcher or driver reads it: "menos de 1 min", "4 min". */
+const etaMinutes = (seconds: number) => (seconds < 60 ? 'menos de 1 min' : `${Math.round(seconds / 60)} min`);
+
 /** The dispatch console (`#dispatch`, dispatcher role). */
 export const dispatchMessages = {
   title: 'Despacho',
@@ -126,10 +129,22 @@ export const dispatchMessages = {
   },
   eta: (duration: string) => `chega em ${duration}`,
   taxisHeading: 'Táxis livres da cooperativa',
-  taxisNote:
-    'Distância em linha reta da posição ao vivo, não é rota; o tempo de chegada estimado aparece para os táxis já ofertados.',
+  taxisRanked: (estimator: string | null) =>
+    `Na ordem das ofertas automáticas: a fila do ponto primeiro, depois o menor tempo de chegada estimado pelo servidor${estimator ? ` (${estimator})` : ''}; distância em linha reta. Atualizado a cada 3 s.`,
+  taxisLoading: 'Buscando no servidor os táxis e o tempo de chegada…',
+  taxisFallback: (reason: string) =>
+    `Lista do servidor indisponível (${reason}): táxis livres do mapa ao vivo por distância em linha reta, não é rota; o tempo de chegada aparece só para os já ofertados. A central decide ao atribuir.`,
+  estimators: {
+    history: 'histórico de viagens',
+    osrm: 'rotas OSRM',
+    'straight-line': 'linha reta',
+  } as Record<string, string>,
   taxisEmpty: 'Nenhum táxi livre e online desta operadora.',
   taxiRow: (key: string, plate: string, distance: string) => `${key} · ${plate} · ${distance}`,
+  rankedTaxiRow: (key: string, plate: string, etaS: number, distance: string) =>
+    `${key} · ${plate} · chega em ${etaMinutes(etaS)} · ${distance}`,
+  standQueueBasis: 'fila do ponto',
+  mapTaxiLabel: (key: string, etaS: number) => `${key} · ${etaMinutes(etaS)}`,
   assign: 'Atribuir',
   assigning: 'Atribuindo…',
   assigned: (plate: string) => `Atribuída a ${plate}.`,
@@ -234,6 +249,6 @@ export const driverMessages = {
   meterHired: 'Ocupado',
   meters: (metres: number) =>
     metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(1).replace('.', ',')} km`,
-  minutes: (seconds: number) => (seconds < 60 ? 'menos de 1 min' : `${Math.round(seconds / 60)} min`),
+  minutes: etaMinutes,
   unknown: '—',
 } as const;

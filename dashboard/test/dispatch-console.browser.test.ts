@@ -23,7 +23,9 @@ import {
  * offers open 8 s, bookings expire after 15 s) and real Chromium, by keyboard only: a booking
  * at the Rodoviária found by typing part of its name, offered automatically to the nearest free
  * taxi with the countdown running on screen (fed by the `/live` `booking` events), cancelled with
- * C and Enter; a manual booking assigned to the first listed taxi with the key 1; a booking
+ * C and Enter; a manual booking's taxis listed in the server's order with its ETA
+ * (`GET /v1/bookings/:id/candidates`), by straight line while that fails, and assigned to the
+ * first with the key 1; a booking
  * pinned on the map that nobody takes, whose expiry plays the sound. Screenshots are checked to
  * be drawn (the pickup's colour on the map, a page of many colours), not compared with golden images.
  */
@@ -244,17 +246,52 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     const id = await newestBookingId(known);
     known.add(id);
     expect(await booking(id)).toMatchObject({ mode: 'manual', status: 'pending', offers: [] });
-    // Selected on creation: the free taxis of the cooperative, nearest first, numbered.
+    // Selected on creation: the taxis the server ranks for it (GET /v1/bookings/:id/candidates), numbered,
+    // each with the server's estimated arrival.
     const listed = page.locator('.dispatch-taxi');
+    const note = page.locator('.dispatch-selected .dispatch-note');
+    await expect.poll(() => note.getAttribute('data-source')).toBe('server');
     await expect.poll(() => listed.count()).toBe(2);
-    expect(await listed.evaluateAll((items) => items.map((i) => (i as HTMLElement).dataset.vehicleId))).toEqual(
-      taxis.map((taxi) => taxi.vehicleId),
+    const ranked = await api<{ items: Array<{ vehicleId: string; etaS: number }>; estimator: string }>(
+      sys,
+      'GET',
+      `/v1/bookings/${id}/candidates`,
+      undefined,
+      dispatcherToken,
     );
-    expect(await listed.first().textContent()).toContain(`1 · ${taxis[0]?.plate} · 300 m`);
-    expect(await page.locator('.dispatch-selected .dispatch-note').textContent()).toContain('linha reta');
+    expect(ranked.body.items.map((c) => c.vehicleId)).toEqual(taxis.map((taxi) => taxi.vehicleId));
+    const shownIds = () => listed.evaluateAll((items) => items.map((i) => (i as HTMLElement).dataset.vehicleId));
+    expect(await shownIds()).toEqual(ranked.body.items.map((c) => c.vehicleId));
+    const firstEtaS = ranked.body.items[0]?.etaS ?? 0;
+    const minutes = firstEtaS < 60 ? 'menos de 1 min' : `${Math.round(firstEtaS / 60)} min`;
+    console.log(`dispatch console: first taxi ${firstEtaS} s by ${ranked.body.estimator}, shown as "${minutes}"`);
+    // Polled: the list is asked again every 3 s, and the answer above may be newer than the one drawn.
+    await expect.poll(() => listed.first().getAttribute('data-eta-s')).toBe(String(firstEtaS));
+    expect(await listed.first().textContent()).toContain(`1 · ${taxis[0]?.plate} · chega em ${minutes} · 300 m`);
+    expect(await note.textContent()).toContain('histórico de viagens');
+    // On the map: a line to each, and a label with its key and the server's minutes.
+    const labels = page.locator('.dispatch-taxi-label');
+    await expect.poll(() => labels.count()).toBe(2);
+    expect(await labels.first().textContent()).toBe(`1 · ${minutes}`);
     await waitForIdleMap(page);
     const map = await mapScreenshot(page, 'dispatch-manual');
     expect(countColour(map, hexToRgb(dispatchColors.line)), 'lines to the taxis').toBeGreaterThan(30);
+
+    // The server's list failing: the live fleet by straight line instead, and the panel says so;
+    // the server's list again once it answers.
+    await page.route('**/candidates?*', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'indisponível' } }),
+      }),
+    );
+    await expect.poll(() => note.getAttribute('data-source'), { timeout: 8000 }).toBe('fallback');
+    expect(await note.textContent()).toContain('linha reta');
+    expect(await shownIds()).toEqual(taxis.map((taxi) => taxi.vehicleId));
+    expect(await listed.first().textContent()).toContain(`1 · ${taxis[0]?.plate} · 300 m`);
+    await page.unroute('**/candidates?*');
+    await expect.poll(() => note.getAttribute('data-source'), { timeout: 8000 }).toBe('server');
 
     await page.keyboard.press('Escape');
     await page.keyboard.press('1');

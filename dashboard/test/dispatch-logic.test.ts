@@ -3,7 +3,14 @@ import type { FleetUpdate } from '../src/api-types.js';
 import { standCentre } from '../src/dispatch-api.js';
 import { candidatesFor } from '../src/dispatch-booking-detail.js';
 import { type BookingChange, BookingStore } from '../src/dispatch-bookings.js';
-import { type Booking, clockDuration, openOffer, remainingS, toBooking } from '../src/dispatch-types.js';
+import {
+  type Booking,
+  clockDuration,
+  openOffer,
+  remainingS,
+  toBooking,
+  toBookingCandidates,
+} from '../src/dispatch-types.js';
 import { FleetStore } from '../src/fleet-store.js';
 
 /** The dispatch console's logic that needs no page: the booking store's ordering of versions, the guard, timers, candidates. */
@@ -177,5 +184,32 @@ describe('candidatesFor', () => {
       ['declared', 900, null],
       ['far', 2000, null],
     ]);
+  });
+});
+
+describe('toBookingCandidates', () => {
+  it('keeps the server order and drops items it cannot place on the map', () => {
+    const item = (vehicleId: string, extra: Record<string, unknown> = {}) => ({
+      vehicleId,
+      plate: vehicleId.toUpperCase(),
+      etaS: 120,
+      distanceM: 800,
+      basis: 'eta',
+      lat: -15.79,
+      lon: -47.88,
+      ...extra,
+    });
+    const answer = toBookingCandidates({
+      items: [item('queued', { basis: 'stand-queue', etaS: 300 }), item('nowhere', { lat: null }), item('near')],
+      estimator: 'history',
+      stand: null,
+    });
+    expect(answer?.items.map((c) => [c.vehicleId, c.basis, c.etaS])).toEqual([
+      ['queued', 'stand-queue', 300],
+      ['near', 'eta', 120],
+    ]);
+    expect(answer?.estimator).toBe('history');
+    expect(toBookingCandidates({ error: { code: 'X', message: 'x' } })).toBeNull();
+    expect(toBookingCandidates({ items: [], estimator: null })).toEqual({ items: [], estimator: null });
   });
 });
