@@ -1,8 +1,11 @@
 /**
  * Bookings as the API answers them (API.md "Radio-taxi dispatch"): `GET /v1/bookings/:id`, the
  * items of `GET /v1/bookings`, and the `/live` event `booking`. A push is checked before it is
- * trusted (`toBooking`), like violations are (violation-guards.ts).
+ * trusted (`toBooking`), like violations are (violation-guards.ts). The driver page
+ * (driver/driver-types.ts) reads the same statuses, offers and places from here.
  */
+
+import { isRecord } from './violation-guards.js';
 
 export const bookingStatuses = [
   'pending',
@@ -22,7 +25,8 @@ export const waitingStatuses: readonly BookingStatus[] = ['pending', 'offered'];
 export const activeStatuses: readonly BookingStatus[] = ['accepted', 'arrived', 'on-board'];
 export const closedStatuses: readonly BookingStatus[] = ['completed', 'cancelled', 'expired'];
 
-export type OfferResponse = 'accepted' | 'declined' | 'expired' | 'withdrawn';
+export const offerResponses = ['accepted', 'declined', 'expired', 'withdrawn'] as const;
+export type OfferResponse = (typeof offerResponses)[number];
 
 export interface BookingOffer {
   id: string;
@@ -88,11 +92,7 @@ export interface BookingCandidates {
   estimator: string | null;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const isString = (value: unknown): value is string => typeof value === 'string';
+export const isString = (value: unknown): value is string => typeof value === 'string';
 const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function toPlace(value: unknown): Place | null {
@@ -104,7 +104,7 @@ function toOffer(value: unknown): BookingOffer | null {
   if (!isRecord(value)) return null;
   const { id, vehicleId, offeredAt, expiresAt, response, etaS } = value;
   if (!isString(id) || !isString(vehicleId) || !isString(offeredAt) || !isString(expiresAt)) return null;
-  const responses: readonly unknown[] = ['accepted', 'declined', 'expired', 'withdrawn'];
+  const responses: readonly unknown[] = offerResponses;
   return {
     id,
     vehicleId,

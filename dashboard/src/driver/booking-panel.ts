@@ -1,8 +1,9 @@
 import type { GeoJSONSource, Map as MapLibreMap } from 'maplibre-gl';
+import type { Place } from '../dispatch-types.js';
 import { element } from '../dom.js';
 import { createMap } from '../map-view.js';
 import { driverMessages as m } from '../messages.pt-BR.js';
-import type { DriverBooking, Place } from './driver-types.js';
+import type { DriverBooking } from './driver-types.js';
 import { placeText } from './offer-card.js';
 
 const pickupSourceId = 'driver-pickup';

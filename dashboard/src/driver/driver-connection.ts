@@ -1,4 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
+import type { OfferResponse } from '../dispatch-types.js';
 import type { ConnectionState } from '../live-connection.js';
 import {
   type DriverBooking,
@@ -10,7 +11,6 @@ import {
   isDriverOffer,
   isDriverSynced,
   isOfferClosed,
-  type OfferResponse,
 } from './driver-types.js';
 
 interface ServerToClientEvents {

@@ -1,44 +1,31 @@
 /**
  * What the driver page reads from the API and the `/driver` channel (API.md "Radio-taxi
  * dispatch"). Pushed values are checked by the guards below before use: a page must not break on
- * a newer server's extra or missing field.
+ * a newer server's extra or missing field. Statuses, offer answers and places are the console's
+ * (dispatch-types.ts): one declaration of each API shape in the dashboard.
  */
 
-export interface Place {
-  lat: number;
-  lon: number;
-  address?: string;
-}
+import {
+  type BookingOffer,
+  type BookingStatus,
+  bookingStatuses,
+  isString,
+  type OfferResponse,
+  offerResponses,
+  type Place,
+} from '../dispatch-types.js';
+import { isRecord } from '../violation-guards.js';
 
 /** An open offer to this taxi: an item of `GET /v1/offers`, and the `/driver` event `offer`. */
-export interface DriverOffer {
-  id: string;
+export interface DriverOffer extends Pick<BookingOffer, 'id' | 'vehicleId' | 'offeredAt' | 'expiresAt' | 'etaS'> {
   bookingId: string;
-  vehicleId: string;
   operatorId: string;
-  offeredAt: string;
-  expiresAt: string;
-  etaS: number | null;
   distanceM: number | null;
   pickup: Place;
   dropoff?: Place | null;
   passengers?: number | null;
   notes?: string | null;
 }
-
-export type OfferResponse = 'accepted' | 'declined' | 'expired' | 'withdrawn';
-
-export const bookingStatuses = [
-  'pending',
-  'offered',
-  'accepted',
-  'arrived',
-  'on-board',
-  'completed',
-  'cancelled',
-  'expired',
-] as const;
-export type BookingStatus = (typeof bookingStatuses)[number];
 
 /** The fields of a booking (`GET /v1/bookings/:id`, `/driver` event `booking`) the page shows. */
 export interface DriverBooking {
@@ -65,9 +52,6 @@ export interface DriverSynced {
   offerIds: string[];
   bookingId: string | null;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-const isString = (value: unknown): value is string => typeof value === 'string';
 
 export function isPlace(value: unknown): value is Place {
   return (
@@ -106,7 +90,7 @@ export function isOfferClosed(value: unknown): value is { id: string; response: 
     isRecord(value) &&
     isString(value.id) &&
     isString(value.response) &&
-    ['accepted', 'declined', 'expired', 'withdrawn'].includes(value.response)
+    (offerResponses as readonly string[]).includes(value.response)
   );
 }
 

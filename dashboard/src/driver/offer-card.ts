@@ -1,6 +1,7 @@
+import type { Place } from '../dispatch-types.js';
 import { element } from '../dom.js';
 import { driverMessages as m } from '../messages.pt-BR.js';
-import type { DriverOffer, Place } from './driver-types.js';
+import type { DriverOffer } from './driver-types.js';
 
 export function placeText(place: Place): string {
   return place.address?.trim() ? place.address : m.noAddress(place.lat, place.lon);
