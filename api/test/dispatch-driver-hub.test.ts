@@ -1,6 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+import { api, registerVehicle, startTestSystem, type TestSystem, waitFor as waitForValue } from './support.js';
 
 /**
  * Socket.IO `/driver` against a real system (PGlite): a device's socket hears its own vehicle's
@@ -23,18 +23,9 @@ interface DriverClient {
   close(): void;
 }
 
-function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const value = probe();
-      if (value !== undefined) return resolve(value);
-      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(check, 50);
-    };
-    check();
-  });
-}
+/** support's waitFor, with the longer wait an offer round trip needs on a loaded machine. */
+const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 15_000) =>
+  waitForValue(what, probe, timeoutMs);
 
 async function connect(url: string, auth: Record<string, string>): Promise<DriverClient> {
   const socket = io(`${url}/driver`, { auth, transports: ['websocket'], reconnection: false, forceNew: true });

@@ -1,7 +1,7 @@
 import type { Booking, FleetUpdate, LiveViolation } from '@vigia/core';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
  * Socket.IO `/live`, event `booking`: each bus `{ type: 'booking' }` message goes to the admin and
@@ -80,14 +80,6 @@ function marker(id: string, operatorId: string): LiveViolation {
     status: 'open',
     change: 'raised',
   };
-}
-
-async function waitFor(what: string, probe: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('/live booking events: admin and the operator’s dispatchers only', () => {

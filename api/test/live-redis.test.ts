@@ -4,7 +4,7 @@ import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
-import { api, registerVehicle, startTestSystem, type TestSystem } from './support.js';
+import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
  * Two API processes behind one Redis: telemetry ingested through process A must reach a
@@ -47,16 +47,6 @@ describe('live channel across processes through Redis', () => {
     });
   }
 
-  async function waitFor<T>(fn: () => T | undefined, timeoutMs = 5000): Promise<T> {
-    const start = Date.now();
-    for (;;) {
-      const v = fn();
-      if (v !== undefined) return v;
-      if (Date.now() - start > timeoutMs) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
   it('pushes updates ingested by process A to a client of process B, batched and newest-only', async () => {
     const dev = await registerVehicle(a, { operatorId: 'op-live-1' });
     const client = await connect(b.url, a.adminToken);
@@ -81,7 +71,7 @@ describe('live channel across processes through Redis', () => {
       expect(res.status).toBe(200);
     }
     const newest = new Date(t0 + 9000).toISOString();
-    const seen = await waitFor(() =>
+    const seen = await waitFor('process B to push the update', () =>
       client.batches.find((b) => b.updates.some((u) => u.vehicleId === dev.vehicleId && u.ts === newest)),
     );
     const latencyMs = seen.at - sentAt;
@@ -126,9 +116,15 @@ describe('live channel across processes through Redis', () => {
         d.token,
       );
     }
-    await waitFor(() => all.batches.find((b) => b.updates.some((u) => u.vehicleId === mine.vehicleId)));
-    await waitFor(() => all.batches.find((b) => b.updates.some((u) => u.vehicleId === theirs.vehicleId)));
-    await waitFor(() => scoped.batches.find((b) => b.updates.some((u) => u.vehicleId === mine.vehicleId)));
+    await waitFor('the admin to see its own vehicle', () =>
+      all.batches.find((b) => b.updates.some((u) => u.vehicleId === mine.vehicleId)),
+    );
+    await waitFor('the admin to see the other vehicle', () =>
+      all.batches.find((b) => b.updates.some((u) => u.vehicleId === theirs.vehicleId)),
+    );
+    await waitFor('the scoped user to see its vehicle', () =>
+      scoped.batches.find((b) => b.updates.some((u) => u.vehicleId === mine.vehicleId)),
+    );
     const leaked = scoped.batches.flatMap((b) => b.updates).filter((u) => u.operatorId !== 'op-live-mine');
     expect(leaked).toEqual([]);
     // The same scope holds on the REST side.

@@ -3,7 +3,7 @@ import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
-import { api, startTestSystem, type TestSystem } from './support.js';
+import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
  * Issue 8, finding 6: a retired user, or a user whose token was rotated, loses its live feed at
@@ -35,16 +35,6 @@ function connect(url: string, token: string): Promise<Live> {
   });
 }
 
-async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 3000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function createUser(
   sys: TestSystem,
   role: string,
@@ -62,7 +52,7 @@ async function createUser(
 /** Polls a REST read with `token` until it is refused; returns how long that took. */
 async function msUntilRefused(sys: { url: string; adminToken: string }, token: string): Promise<number> {
   const start = Date.now();
-  await waitFor(async () => {
+  await waitFor('the token refused', async () => {
     const res = await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, token);
     return res.status === 401 ? true : undefined;
   });
@@ -96,7 +86,7 @@ describe('sessions end with the user (in-process bus)', () => {
     const retiredAt = Date.now();
     expect((await api(sys, 'DELETE', `/v1/users/${doomed.id}`)).status).toBe(200);
     for (const live of [a, b]) {
-      const at = await waitFor(() => live.disconnectedAt());
+      const at = await waitFor('the socket disconnected', () => live.disconnectedAt());
       expect(at - retiredAt).toBeLessThan(2000);
       expect(live.reason()).toBe('io server disconnect');
     }
@@ -115,7 +105,7 @@ describe('sessions end with the user (in-process bus)', () => {
 
     const rotated = await api<{ token: string }>(sys, 'POST', `/v1/users/${user.id}/token`);
     expect(rotated.status).toBe(200);
-    await waitFor(() => live.disconnectedAt());
+    await waitFor('the socket disconnected', () => live.disconnectedAt());
     expect(await msUntilRefused(sys, oldToken)).toBeLessThan(2000);
 
     expect((await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, rotated.body.token)).status).toBe(200);
@@ -159,7 +149,7 @@ describe('sessions end with the user in every API process (Redis bus)', () => {
     const retiredAt = Date.now();
     expect((await api(a, 'DELETE', `/v1/users/${user.id}`)).status).toBe(200);
     for (const live of [onA, onB]) {
-      const at = await waitFor(() => live.disconnectedAt());
+      const at = await waitFor('the socket disconnected', () => live.disconnectedAt());
       expect(at - retiredAt).toBeLessThan(2000);
     }
     expect(await msUntilRefused(procB, user.token)).toBeLessThan(2000);
