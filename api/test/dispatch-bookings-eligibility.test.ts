@@ -13,6 +13,7 @@ import {
   since,
   type Taxi,
   taxi,
+  twoCooperatives,
 } from './dispatch-bookings-support.js';
 import { api, startTestSystem, type TestSystem } from './support.js';
 
@@ -40,10 +41,7 @@ describe('who may be offered a booking, and who may answer', () => {
 
   beforeAll(async () => {
     sys = await startTestSystem('postgres', { DISPATCH_OFFER_TIMEOUT_S: '60', DISPATCH_POLL_INTERVAL_MS: '100' });
-    await must(sys, 'POST', '/v1/operators', [
-      { id: coop, name: 'Cooperativa', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
-      { id: other, name: 'Outra', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
-    ]);
+    ({ dispatcher, otherDispatcher, regulator } = await twoCooperatives(sys, run, coop, other));
     bad.offline = await taxi(sys, 'df-taxi', coop);
     bad.hired = await taxi(sys, 'df-taxi', coop);
     bad.suspended = await taxi(sys, 'df-taxi', coop, { status: 'suspended' });
@@ -51,11 +49,6 @@ describe('who may be offered a booking, and who may answer', () => {
     bad.foreign = await taxi(sys, 'df-taxi', other);
     bad.busy = await taxi(sys, 'df-taxi', coop);
     good = await taxi(sys, 'df-taxi', coop);
-    const user = (role: string, operatorIds: string[]) =>
-      must<{ token: string }>(sys, 'POST', '/v1/users', { name: `${role} ${run}`, role, operatorIds });
-    dispatcher = (await user('dispatcher', [coop])).token;
-    otherDispatcher = (await user('dispatcher', [other])).token;
-    regulator = (await user('regulator', [])).token;
 
     // Offline: its last position is five minutes old (OFFLINE_AFTER_S is 120).
     await report(sys, bad.offline, north(BSB, 100), { agoS: 300 });

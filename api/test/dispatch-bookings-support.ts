@@ -41,6 +41,31 @@ export async function must<T = { id: string }>(sys: Sys, method: string, path: s
   return res.body;
 }
 
+/** Who a booking test acts as besides admin: a dispatcher of `coop`, one of `other` only, a regulator. */
+export interface Desks {
+  dispatcher: string;
+  otherDispatcher: string;
+  regulator: string;
+}
+
+/**
+ * Two DF cooperatives, `coop` and `other`, with a dispatcher of each and a regulator (named after
+ * `run`): the callers the booking routes' scope checks tell apart.
+ */
+export async function twoCooperatives(sys: Sys, run: string, coop: string, other: string): Promise<Desks> {
+  await must(sys, 'POST', '/v1/operators', [
+    { id: coop, name: 'Cooperativa', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
+    { id: other, name: 'Outra Cooperativa', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
+  ]);
+  const user = async (role: string, operatorIds: string[]) =>
+    (await must<{ token: string }>(sys, 'POST', '/v1/users', { name: `${role} ${run}`, role, operatorIds })).token;
+  return {
+    dispatcher: await user('dispatcher', [coop]),
+    otherDispatcher: await user('dispatcher', [other]),
+    regulator: await user('regulator', []),
+  };
+}
+
 /** A taxi of `pack` registered to `operatorId` (documents in order unless `fields` say otherwise), with a device. */
 export async function taxi(
   sys: Sys,

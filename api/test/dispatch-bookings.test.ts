@@ -9,9 +9,9 @@ import {
   north,
   openOffer,
   report,
-  since,
   type Taxi,
   taxi,
+  twoCooperatives,
 } from './dispatch-bookings-support.js';
 import { api, startTestSystem, type Target, type TestSystem, waitFor } from './support.js';
 
@@ -47,18 +47,10 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
       sys.bus.subscribe((m: BusMessage) => {
         if (m.type === 'booking') messages.push(m.booking);
       });
-      await must(sys, 'POST', '/v1/operators', [
-        { id: coop, name: 'Cooperativa Esplanada', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
-        { id: other, name: 'Outra Cooperativa', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
-      ]);
+      ({ dispatcher, otherDispatcher, regulator } = await twoCooperatives(sys, run, coop, other));
       t.near = await taxi(sys, 'df-taxi', coop);
       t.middle = await taxi(sys, 'df-taxi', coop);
       t.far = await taxi(sys, 'df-taxi', coop);
-      const user = (role: string, operatorIds: string[]) =>
-        must<{ token: string }>(sys, 'POST', '/v1/users', { name: `${role} ${run}`, role, operatorIds });
-      dispatcher = (await user('dispatcher', [coop])).token;
-      otherDispatcher = (await user('dispatcher', [other])).token;
-      regulator = (await user('regulator', [])).token;
     });
     afterAll(async () => {
       await sys?.stop();

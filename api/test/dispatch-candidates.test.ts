@@ -10,6 +10,7 @@ import {
   since,
   type Taxi,
   taxi,
+  twoCooperatives,
 } from './dispatch-bookings-support.js';
 import { api, startTestSystem, type Target, type TestSystem, waitFor } from './support.js';
 
@@ -53,10 +54,7 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
 
     beforeAll(async () => {
       sys = await startTestSystem(target, { DISPATCH_OFFER_TIMEOUT_S: '60', DISPATCH_POLL_INTERVAL_MS: '100' });
-      await must(sys, 'POST', '/v1/operators', [
-        { id: coop, name: 'Cooperativa', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
-        { id: other, name: 'Outra', pack: 'df-taxi', kind: 'cooperative', validFrom: since() },
-      ]);
+      ({ dispatcher, otherDispatcher, regulator } = await twoCooperatives(sys, run, coop, other));
       for (const metres of [300, 600, 1200]) {
         const t = await taxi(sys, 'df-taxi', coop);
         await report(sys, t, north(BSB, metres));
@@ -68,11 +66,6 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
       await report(sys, ineligible.hired, north(BSB, 50), { meter: 'hired' });
       await report(sys, ineligible.suspended, north(BSB, 60));
       await report(sys, ineligible.foreign, north(BSB, 70));
-      const user = (role: string, operatorIds: string[]) =>
-        must<{ token: string }>(sys, 'POST', '/v1/users', { name: `${role} ${run}`, role, operatorIds });
-      dispatcher = (await user('dispatcher', [coop])).token;
-      otherDispatcher = (await user('dispatcher', [other])).token;
-      regulator = (await user('regulator', [])).token;
     });
     afterAll(async () => {
       await sys?.stop();
