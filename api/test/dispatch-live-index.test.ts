@@ -7,29 +7,14 @@ import { haversineM } from '@vigia/rules';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LiveFleetIndex } from '../src/dispatch/live-fleet-index.js';
+import { fleetUpdate } from './fleet-support.js';
 
 const NOW = Date.parse('2026-03-02T15:00:00Z');
 const PICKUP = { lat: -15.7942, lon: -47.8822 };
 
 function update(vehicleId: string, northM: number, fields: Partial<FleetUpdate> = {}): FleetUpdate {
-  return {
-    vehicleId,
-    plate: `P-${vehicleId}`,
-    operatorId: 'coop',
-    pack: 'df-taxi',
-    serviceType: 'taxi',
-    ts: new Date(NOW - 5_000).toISOString(),
-    lat: PICKUP.lat + northM / 111_195,
-    lon: PICKUP.lon,
-    speedKmh: 0,
-    headingDeg: null,
-    meterState: 'free',
-    tariff: null,
-    passengers: null,
-    doorOpen: null,
-    ignition: true,
-    ...fields,
-  };
+  const at = { lat: PICKUP.lat + northM / 111_195, lon: PICKUP.lon };
+  return fleetUpdate(vehicleId, at, { ts: new Date(NOW - 5_000).toISOString(), ...fields });
 }
 
 const ids = (index: LiveFleetIndex, opts: { limit?: number; vehicleIds?: Set<string> } = {}) =>

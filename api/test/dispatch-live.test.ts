@@ -1,6 +1,7 @@
 import type { Booking, FleetUpdate, LiveViolation } from '@vigia/core';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fleetUpdate } from './fleet-support.js';
 import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
@@ -202,23 +203,12 @@ describe('/live booking events: admin and the operator’s dispatchers only', ()
     });
     expect(desk.status, JSON.stringify(desk.body)).toBe(201);
     const radioDesk = await connect(desk.body.token);
-    const update = (vehicleId: string): FleetUpdate => ({
-      vehicleId,
-      plate: vehicleId,
-      operatorId: OP_A,
-      pack: 'belem-taxi',
-      serviceType: 'taxi',
-      ts: new Date().toISOString(),
-      lat: -1.45,
-      lon: -48.5,
-      speedKmh: 0,
-      headingDeg: null,
-      meterState: 'free',
-      tariff: null,
-      passengers: null,
-      doorOpen: null,
-      ignition: null,
-    });
+    const update = (vehicleId: string): FleetUpdate =>
+      fleetUpdate(
+        vehicleId,
+        { lat: -1.45, lon: -48.5 },
+        { plate: vehicleId, operatorId: OP_A, pack: 'belem-taxi', ignition: null },
+      );
     /** Publishes both taxis' positions and waits until operator A's dispatcher (who sees both) has them. */
     const move = async () => {
       const updates = [update(declared.vehicleId), update(undeclared.vehicleId)];

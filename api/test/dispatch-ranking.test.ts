@@ -4,29 +4,18 @@ import { CandidateRanker, rankCandidates } from '../src/dispatch/candidate-ranki
 import type { LatLon, StandQueueItem, StandQueues, TravelTimeEstimator } from '../src/dispatch/dispatch-ports.js';
 import { LiveFleetIndex } from '../src/dispatch/live-fleet-index.js';
 import { StraightLineTravelTimes } from '../src/dispatch/straight-line-travel-times.js';
+import { fleetUpdate } from './fleet-support.js';
 
 const NOW = Date.parse('2026-03-02T15:00:00Z');
 const PICKUP = { lat: -15.7942, lon: -47.8822 };
 const north = (m: number) => PICKUP.lat + m / 111_195;
 
 function taxi(vehicleId: string, northM: number, meterState: FleetUpdate['meterState'] = 'free'): FleetUpdate {
-  return {
+  return fleetUpdate(
     vehicleId,
-    plate: `P-${vehicleId}`,
-    operatorId: 'coop',
-    pack: 'df-taxi',
-    serviceType: 'taxi',
-    ts: new Date(NOW - 5_000).toISOString(),
-    lat: north(northM),
-    lon: PICKUP.lon,
-    speedKmh: 0,
-    headingDeg: null,
-    meterState,
-    tariff: null,
-    passengers: null,
-    doorOpen: null,
-    ignition: true,
-  };
+    { lat: north(northM), lon: PICKUP.lon },
+    { ts: new Date(NOW - 5_000).toISOString(), meterState },
+  );
 }
 
 /** The port as the stand logic answers it: one stand at the pickup, with a fixed queue. */
