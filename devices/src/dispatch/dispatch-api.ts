@@ -78,6 +78,22 @@ export class DispatchApi {
     return bookingSchema.parse(res.body);
   }
 
+  /** The operator's bookings in `status`, newest first (at most 1000). */
+  async bookings(token: string, operatorId: string, status: SimBooking['status']): Promise<SimBooking[]> {
+    const query = `operatorId=${encodeURIComponent(operatorId)}&status=${status}&limit=1000`;
+    const res = await this.call('GET', `/v1/bookings?${query}`, token);
+    if (res.status !== 200) throw httpErrorFrom(res, `Listing the ${status} bookings of ${operatorId}`);
+    return z.looseObject({ items: z.array(bookingSchema) }).parse(res.body).items;
+  }
+
+  /** Cancels a booking; false when it could no longer be (closed meanwhile, or its passenger aboard). */
+  async cancel(token: string, id: string, reason: string): Promise<boolean> {
+    const res = await this.call('POST', `/v1/bookings/${encodeURIComponent(id)}/cancel`, token, { reason });
+    if (res.status === 200 || res.status === 201) return true;
+    if (res.status === 409 || res.status === 404) return false;
+    throw httpErrorFrom(res, `Cancelling booking ${id}`);
+  }
+
   async assign(token: string, bookingId: string, vehicleId: string): Promise<SimBooking | undefined> {
     const res = await this.call('POST', `/v1/bookings/${encodeURIComponent(bookingId)}/assign`, token, { vehicleId });
     // 409: the taxi or the booking is no longer available for it (the desk simply tries the next booking).

@@ -6,7 +6,7 @@ import type { Roster } from '../fleet/roster.js';
 import { Random } from '../random.js';
 import type { TaxiPack } from '../tariff.js';
 import { BookingGenerator, type BookingMix, type RadioDesk } from './booking-generator.js';
-import { DispatchApi } from './dispatch-api.js';
+import { DispatchApi, type SimBooking } from './dispatch-api.js';
 import { type AnswerShares, OfferResponder } from './offer-responder.js';
 
 export interface SimulatedDispatchOptions {
@@ -50,6 +50,26 @@ export function radioDesks(roster: Roster, tokens: ReadonlyMap<string, string>):
   });
 }
 
+/** Bookings a previous run left waiting or on their way: no simulated taxi of this run serves them. */
+const LEFT_OVER: readonly SimBooking['status'][] = ['pending', 'offered', 'accepted', 'arrived'];
+
+/**
+ * The desks' board at the start: bookings a previous run of the simulator (the same data folder,
+ * restarted) left open or under way are cancelled, or their taxis would stay busy with a booking
+ * no simulated driver knows of. A booking whose passenger was aboard completes from the telemetry.
+ */
+async function clearBoard(api: DispatchApi, desks: readonly RadioDesk[], log: Logger): Promise<void> {
+  let cancelled = 0;
+  for (const desk of desks) {
+    for (const status of LEFT_OVER) {
+      for (const b of await api.bookings(desk.token, desk.operatorId, status)) {
+        if (await api.cancel(desk.token, b.id, 'Simulador reiniciado')) cancelled++;
+      }
+    }
+  }
+  if (cancelled > 0) log.info({ cancelled }, "the previous simulator run's open bookings cancelled");
+}
+
 /**
  * The demo's dispatch: the radio desks take bookings (BookingGenerator) and the simulated taxis
  * answer the offers made to them (OfferResponder), one round every `pollMs` of real time — the
@@ -91,8 +111,13 @@ export function startSimulatedDispatch(o: SimulatedDispatchOptions): RunningDisp
   let stopped = false;
   let running: Promise<void> | undefined;
   let lastError = '';
+  let boardCleared = false;
   const round = async () => {
     try {
+      if (!boardCleared) {
+        await clearBoard(api, radioDesks(o.roster, o.dispatcherTokens), log);
+        boardCleared = true;
+      }
       await generator.round();
       await responder.round();
       lastError = '';
