@@ -4,7 +4,7 @@ import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 
 /** What the dashboard's browser tests share: the Chromium set-up, the build, and reading the map canvas. */
@@ -24,6 +24,24 @@ export const chromiumArgs = [
   '--disable-quic',
 ];
 export const hasChromium = existsSync(chromiumPath);
+
+/**
+ * Headless Chromium as the tests run it. `sound`: media may play without a tap, for the pages
+ * that play a sound after one (headless Chromium has no real gesture model).
+ */
+export function launchChromium(opts: { sound?: boolean } = {}): Promise<Browser> {
+  const args = opts.sound ? [...chromiumArgs, '--autoplay-policy=no-user-gesture-required'] : chromiumArgs;
+  return chromium.launch({ executablePath: chromiumPath, args });
+}
+
+/** A phone as a field agent or a taxi driver holds it (360 × 740, touch), in Portuguese. */
+export const phoneContext = {
+  viewport: { width: 360, height: 740 },
+  deviceScaleFactor: 1,
+  isMobile: true,
+  hasTouch: true,
+  locale: 'pt-BR',
+} satisfies BrowserContextOptions;
 
 /** Set to a folder to keep the screenshots the assertions read (CI artefacts, debugging). */
 export const screenshotDir = process.env.VIGIA_TEST_SCREENSHOTS;
@@ -60,7 +78,9 @@ async function isBuildCurrent(): Promise<boolean> {
   const builtAt = await modifiedAt(join(dashboardDir, 'dist', 'index.html'));
   if (builtAt === null) return false;
   const sources = await Promise.all(
-    ['index.html', 'driver.html', 'vite.config.ts', 'src', 'public'].map((entry) => newestModification(join(dashboardDir, entry))),
+    ['index.html', 'driver.html', 'vite.config.ts', 'src', 'public'].map((entry) =>
+      newestModification(join(dashboardDir, entry)),
+    ),
   );
   return sources.every((modified) => modified <= builtAt);
 }

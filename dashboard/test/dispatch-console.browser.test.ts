@@ -1,18 +1,18 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from '../../api/test/support.js';
 import { dispatchColors } from '../src/dispatch-taxi-layer.js';
 import {
-  chromiumArgs,
   chromiumPath,
   countColour,
   ensureDashboardBuilt,
   hasChromium,
   hexToRgb,
+  launchChromium,
   mapScreenshot,
   screenshotDir,
   waitForIdleMap,
@@ -139,11 +139,8 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     await beat();
     heartbeat = setInterval(() => void beat().catch(() => undefined), 5000);
 
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      // The expiry sound plays after the dispatcher's S; headless has no real gesture model.
-      args: [...chromiumArgs, '--autoplay-policy=no-user-gesture-required'],
-    });
+    // The expiry sound plays after the dispatcher's S, not after a tap.
+    browser = await launchChromium({ sound: true });
     context = await browser.newContext({
       acceptDownloads: true,
       viewport: { width: 1440, height: 900 },

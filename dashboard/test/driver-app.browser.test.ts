@@ -1,17 +1,18 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, registerVehicle, startTestSystem, type TestSystem } from '../../api/test/support.js';
 import {
-  chromiumArgs,
   chromiumPath,
   countColour,
   ensureDashboardBuilt,
   hasChromium,
   hexToRgb,
+  launchChromium,
   mapScreenshot,
+  phoneContext,
   screenshotDir,
   waitForIdleMap,
 } from './browser-support.js';
@@ -78,16 +79,12 @@ describe.skipIf(!hasChromium)('driver page on a phone', () => {
       taxi.token,
     );
     expect(free.status).toBe(200);
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    browser = await launchChromium();
     context = await browser.newContext({
-      viewport: { width: 360, height: 740 },
-      deviceScaleFactor: 1,
-      isMobile: true,
-      hasTouch: true,
+      ...phoneContext,
       // The phone is at the pickup: once it tracks, the taxi has arrived.
       geolocation: { latitude: PICKUP.lat, longitude: PICKUP.lon, accuracy: 8 },
       permissions: ['geolocation'],
-      locale: 'pt-BR',
     });
     // Headless Chromium has no motor: what the page asks of navigator.vibrate is recorded instead.
     await context.addInitScript(() => {

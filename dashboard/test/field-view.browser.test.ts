@@ -3,20 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LiveViolation } from '@vigia/core';
 import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, registerVehicle, startTestSystem, type TestSystem } from '../../api/test/support.js';
 import { fieldColors } from '../src/field-layer.js';
 import {
-  chromiumArgs,
   chromiumPath,
   countColour,
   ensureDashboardBuilt,
   hasChromium,
   hexToRgb,
+  launchChromium,
   mapScreenshot,
   type PageMap,
+  phoneContext,
   screenshotDir,
   waitForIdleMap,
 } from './browser-support.js';
@@ -149,19 +150,12 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     });
     expect(agentUser.status).toBe(201);
 
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      // The chime plays after the "enable alerts" tap on a phone; headless has no real gesture model.
-      args: [...chromiumArgs, '--autoplay-policy=no-user-gesture-required'],
-    });
+    // The chime plays after the "enable alerts" tap on a phone.
+    browser = await launchChromium({ sound: true });
     context = await browser.newContext({
-      viewport: { width: 360, height: 740 },
-      deviceScaleFactor: 1,
-      isMobile: true,
-      hasTouch: true,
+      ...phoneContext,
       geolocation: { latitude: agent.lat, longitude: agent.lon, accuracy: 15 },
       permissions: ['geolocation', 'notifications'],
-      locale: 'pt-BR',
     });
     // Records what the page hands to the Notifications API: headless Chromium shows it nowhere to look at.
     await context.addInitScript(() => {
