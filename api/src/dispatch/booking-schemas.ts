@@ -1,4 +1,4 @@
-import { bookingStatuses } from '@vigia/core';
+import { type Booking, type BookingOffer, bookingStatuses } from '@vigia/core';
 import { z } from 'zod';
 
 /**
@@ -90,18 +90,16 @@ export interface BookingCandidates {
   stand: { id: string; name: string } | null;
 }
 
-/** An item of `GET /v1/offers`: an open offer with what the driver needs to decide. */
-export interface OpenOffer {
-  id: string;
-  bookingId: string;
-  vehicleId: string;
-  operatorId: string;
-  offeredAt: string;
-  expiresAt: string;
-  etaS: number | null;
+/**
+ * An item of `GET /v1/offers`: an open offer with what the driver needs to decide. Its fields are
+ * core's offer and booking fields (`bookingOfferSchema`, `bookingSchema`), the absent ones left out.
+ */
+export interface OpenOffer extends Pick<BookingOffer, 'id' | 'vehicleId' | 'offeredAt' | 'expiresAt' | 'etaS'> {
+  bookingId: Booking['id'];
+  operatorId: Booking['operatorId'];
   distanceM: number | null;
-  pickup: { lat: number; lon: number; address?: string };
-  dropoff?: { lat: number; lon: number; address?: string };
+  pickup: Booking['pickup'];
+  dropoff?: Booking['pickup'];
   passengers?: number;
   notes?: string;
 }

@@ -25,21 +25,21 @@ export interface LiveTaxi {
   readonly meterState: MeterState | null;
 }
 
+/** How far and among whom `CandidateSearch.nearestFree` looks. */
+export interface NearestFreeOptions {
+  readonly limit: number;
+  readonly maxDistanceM: number;
+  readonly vehicleIds?: ReadonlySet<string>;
+  readonly nowMs?: number;
+}
+
 /** The live positions of the taxis, indexed for nearest-first search (live-fleet-index.ts). */
 export interface CandidateSearch {
   /**
    * Free (meter `free`, or no meter data), online taxis nearest `point` first (straight line),
    * at most `limit`, within `maxDistanceM`, among `vehicleIds` when given.
    */
-  nearestFree(
-    point: LatLon,
-    opts: {
-      readonly limit: number;
-      readonly maxDistanceM: number;
-      readonly vehicleIds?: ReadonlySet<string>;
-      readonly nowMs?: number;
-    },
-  ): LiveTaxi[];
+  nearestFree(point: LatLon, opts: NearestFreeOptions): LiveTaxi[];
   /** The taxi's last known state, whatever it is. */
   get(vehicleId: string): LiveTaxi | undefined;
   /** Online: reported within OFFLINE_AFTER_S of `nowMs`. */

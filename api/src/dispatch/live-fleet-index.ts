@@ -3,7 +3,7 @@ import type { Queryable } from '@vigia/db';
 import { haversineM } from '@vigia/rules';
 import { around } from 'geokdbush';
 import KDBush from 'kdbush';
-import type { CandidateSearch, LatLon, LiveTaxi } from './dispatch-ports.js';
+import type { CandidateSearch, LatLon, LiveTaxi, NearestFreeOptions } from './dispatch-ports.js';
 import { loadLiveTaxis } from './eta-store.js';
 
 export interface LiveFleetIndexOptions {
@@ -137,15 +137,7 @@ export class LiveFleetIndex implements CandidateSearch {
     return isFree(taxi) && this.isOnline(taxi, nowMs);
   }
 
-  nearestFree(
-    point: LatLon,
-    opts: {
-      readonly limit: number;
-      readonly maxDistanceM: number;
-      readonly vehicleIds?: ReadonlySet<string>;
-      readonly nowMs?: number;
-    },
-  ): LiveTaxi[] {
+  nearestFree(point: LatLon, opts: NearestFreeOptions): LiveTaxi[] {
     if (opts.limit <= 0) return [];
     const nowMs = opts.nowMs ?? this.now();
     const wanted = opts.vehicleIds;
