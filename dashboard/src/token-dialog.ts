@@ -1,3 +1,4 @@
+import './token-dialog.css';
 import { requireElement } from './dom.js';
 
 /**
