@@ -1,6 +1,6 @@
 import type { Booking } from '@vigia/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { must, openOffer, report, since, type Taxi, taxi } from './dispatch-bookings-support.js';
+import { fixedStand, must, openOffer, report, since, type Taxi, taxi } from './dispatch-bookings-support.js';
 import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
@@ -49,16 +49,7 @@ describe('a booking at a stand is offered to its queue first (PostgreSQL)', () =
     first = await taxi(sys, 'df-taxi', coop);
     second = await taxi(sys, 'df-taxi', coop);
     nearer = await taxi(sys, 'df-taxi', coop);
-    const stand = await must(sys, 'POST', '/v1/stands', {
-      pack: 'df-taxi',
-      name: 'Ponto fixo Conjunto Nacional',
-      geometry: { type: 'Point', coordinates: [STAND.lon, STAND.lat] },
-      radiusM: 30,
-      places: 4,
-      kind: 'fixo',
-      holderVehicleIds: [first.vehicleId, second.vehicleId],
-      validFrom: since(),
-    });
+    const stand = await fixedStand(sys, 'Ponto fixo Conjunto Nacional', STAND, [first.vehicleId, second.vehicleId]);
     standId = stand.id;
     // The first holder waits from four minutes ago, the second from three; both until now.
     const t0 = Date.now() - 240_000;

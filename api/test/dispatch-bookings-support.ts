@@ -1,5 +1,5 @@
 import type { Booking } from '@vigia/core';
-import { api, nextPlate, waitFor } from './support.js';
+import { api, registerVehicle, waitFor } from './support.js';
 
 /**
  * What the booking tests share: taxis registered with a device each, positioned by real telemetry
@@ -32,7 +32,6 @@ export const north = (p: { lat: number; lon: number }, metres: number) => ({
   lon: p.lon,
 });
 
-const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 export const since = () => new Date(Date.now() - 86_400_000).toISOString();
 
 export async function must<T = { id: string }>(sys: Sys, method: string, path: string, body?: unknown): Promise<T> {
@@ -66,30 +65,29 @@ export async function twoCooperatives(sys: Sys, run: string, coop: string, other
   };
 }
 
-/** A taxi of `pack` registered to `operatorId` (documents in order unless `fields` say otherwise), with a device. */
+/** A DF fixed stand (`fixo`, 4 places, 30 m around `at`) whose permit holders are `holderVehicleIds`. */
+export function fixedStand(sys: Sys, name: string, at: { lat: number; lon: number }, holderVehicleIds: string[]) {
+  return must(sys, 'POST', '/v1/stands', {
+    pack: 'df-taxi',
+    name,
+    geometry: { type: 'Point', coordinates: [at.lon, at.lat] },
+    radiusM: 30,
+    places: 4,
+    kind: 'fixo',
+    holderVehicleIds,
+    validFrom: since(),
+  });
+}
+
+/** A taxi of `pack` registered to the existing `operatorId` (documents in order unless `fields` say otherwise), with a device. */
 export async function taxi(
   sys: Sys,
   pack: 'df-taxi' | 'belem-taxi',
   operatorId: string,
   fields: Record<string, unknown> = {},
 ): Promise<Taxi> {
-  const v = await must(sys, 'POST', '/v1/vehicles', {
-    plate: nextPlate(),
-    pack,
-    serviceType: 'taxi',
-    capacity: 4,
-    manufactureYear: new Date().getFullYear() - 2,
-    operatorId,
-    permitNumber: `P-${operatorId}`,
-    permitValidUntil: day(300),
-    lastInspectionDate: day(-30),
-    divValidUntil: day(300),
-    validFrom: since(),
-    ...fields,
-  });
-  const identifier = `IMEI-BK-${Math.random().toString().slice(2, 14)}`;
-  const d = await must<{ id: string; token: string }>(sys, 'POST', '/v1/devices', { vehicleId: v.id, identifier });
-  return { vehicleId: v.id, deviceId: d.id, identifier, token: d.token };
+  const { vehicleId, deviceId, identifier, token } = await registerVehicle(sys, { pack, operatorId, vehicle: fields });
+  return { vehicleId, deviceId, identifier, token };
 }
 
 /** One position of the taxi, sent by its own device; `agoS` back in time, meter `free` unless said. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BSB,
   type ErrorBody,
+  fixedStand,
   must,
   north,
   openOffer,
@@ -136,16 +137,7 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
       const at = north(BSB, 5000);
       const queued = await taxi(sys, 'df-taxi', desk);
       const nearer = await taxi(sys, 'df-taxi', desk);
-      const stand = await must(sys, 'POST', '/v1/stands', {
-        pack: 'df-taxi',
-        name: 'Ponto fixo do teste',
-        geometry: { type: 'Point', coordinates: [at.lon, at.lat] },
-        radiusM: 30,
-        places: 4,
-        kind: 'fixo',
-        holderVehicleIds: [queued.vehicleId],
-        validFrom: since(),
-      });
+      const stand = await fixedStand(sys, 'Ponto fixo do teste', at, [queued.vehicleId]);
       const t0 = Date.now() - 120_000;
       const samples: object[] = [];
       for (let ms = t0; ms <= Date.now(); ms += 5000) {

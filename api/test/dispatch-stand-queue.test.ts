@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbStandQueues } from '../src/dispatch/stand-queues.js';
+import { fixedStand } from './dispatch-bookings-support.js';
 import { api, registerVehicle, startTestSystem, type Target, type TestSystem } from './support.js';
 
 /** A square polygon ring of `size` degrees with its south-west corner at (lon, lat). */
@@ -136,7 +137,6 @@ describe.each<Target>(['pglite', 'postgres'])('stand queue end to end (%s)', (ta
   }
 
   it('lists the holders waiting in the order they entered; hired taxis leave it; a jump names those the route listed ahead', async () => {
-    const since = new Date(Date.now() - 86_400_000).toISOString();
     const [a, b, c, d] = [
       await registerVehicle(sys),
       await registerVehicle(sys),
@@ -144,17 +144,7 @@ describe.each<Target>(['pglite', 'postgres'])('stand queue end to end (%s)', (ta
       await registerVehicle(sys),
     ];
     if (!a || !b || !c || !d) throw new Error('vehicles');
-    const stand = await api<{ id: string }>(sys, 'POST', '/v1/stands', {
-      pack: 'df-taxi',
-      name: 'Ponto fixo Conjunto Nacional',
-      geometry: { type: 'Point', coordinates: [STAND.lon, STAND.lat] },
-      radiusM: 30,
-      places: 4,
-      kind: 'fixo',
-      holderVehicleIds: [a.vehicleId, b.vehicleId, c.vehicleId],
-      validFrom: since,
-    });
-    expect(stand.status).toBe(201);
+    const stand = await fixedStand(sys, 'Ponto fixo Conjunto Nacional', STAND, [a.vehicleId, b.vehicleId, c.vehicleId]);
     const post = async (dev: { token: string }, body: object[]) =>
       expect((await api(sys, 'POST', '/v1/telemetry', body, dev.token)).status).toBe(200);
 
@@ -164,7 +154,7 @@ describe.each<Target>(['pglite', 'postgres'])('stand queue end to end (%s)', (ta
     await post(b, samples(b.identifier, 1, t0, 60, 180));
     await post(d, samples(d.identifier, 2, t0, 90, 180));
     await post(c, samples(c.identifier, 3, t0, 120, 180));
-    const listed = await queueUntil(stand.body.id, (ids) => ids.length === 3);
+    const listed = await queueUntil(stand.id, (ids) => ids.length === 3);
     const now = Date.now();
     expect(listed.map((i) => i.vehicleId)).toEqual([a.vehicleId, b.vehicleId, c.vehicleId]);
     expect(listed.map((i) => i.enteredAt)).toEqual([0, 60, 120].map((s) => new Date(t0 + s * 1000).toISOString()));
@@ -182,7 +172,7 @@ describe.each<Target>(['pglite', 'postgres'])('stand queue end to end (%s)', (ta
     await post(a, samples(a.identifier, 0, t0, 185, 260));
     await post(b, samples(b.identifier, 1, t0, 185, 260));
     await post(d, samples(d.identifier, 2, t0, 185, 260));
-    expect((await queueUntil(stand.body.id, (ids) => ids.length === 2)).map((i) => i.vehicleId)).toEqual([
+    expect((await queueUntil(stand.id, (ids) => ids.length === 2)).map((i) => i.vehicleId)).toEqual([
       a.vehicleId,
       b.vehicleId,
     ]);
@@ -192,7 +182,7 @@ describe.each<Target>(['pglite', 'postgres'])('stand queue end to end (%s)', (ta
     await post(b, samples(b.identifier, 1, t0, 265, 480));
     await post(d, samples(d.identifier, 2, t0, 265, 480));
     await post(c, samples(c.identifier, 3, t0, 265, 480, 200));
-    expect((await queueUntil(stand.body.id, (ids) => ids.length === 1)).map((i) => i.vehicleId)).toEqual([b.vehicleId]);
+    expect((await queueUntil(stand.id, (ids) => ids.length === 1)).map((i) => i.vehicleId)).toEqual([b.vehicleId]);
 
     // The rules' own judgement of C's hire names the taxis the route listed ahead of it.
     type Violation = { vehicleId: string; measured: { jumpedOver?: string[] } };

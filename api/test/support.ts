@@ -77,7 +77,8 @@ export function nextPlate(): string {
 /** Registers an operator, a vehicle and its device; returns the device's identifier and token. */
 export async function registerVehicle(
   sys: { url: string; adminToken: string },
-  opts: { pack?: string; operatorId?: string; identifier?: string } = {},
+  /** `vehicle`: registry fields that differ from a vehicle in order (a status, an expired permit). */
+  opts: { pack?: string; operatorId?: string; identifier?: string; vehicle?: Record<string, unknown> } = {},
 ): Promise<{ vehicleId: string; deviceId: string; identifier: string; token: string; operatorId: string }> {
   const pack = opts.pack ?? 'df-taxi';
   // Registered since yesterday: tests send telemetry stamped up to hours back, which the rules
@@ -108,6 +109,7 @@ export async function registerVehicle(
     lastInspectionDate: day(-30),
     divValidUntil: day(300),
     validFrom: since,
+    ...opts.vehicle,
   });
   if (vehicle.status !== 201) throw new Error(`vehicle: ${JSON.stringify(vehicle.body)}`);
   const identifier = opts.identifier ?? `IMEI-${Math.random().toString().slice(2, 17)}`;
