@@ -22,7 +22,7 @@
  * not a test.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { type FleetUpdate, InProcessBus, type MeterState } from '@vigia/core';
+import { type FleetUpdate, InProcessBus, type MeterState, seededRandom } from '@vigia/core';
 import { migrate, openPostgres } from '@vigia/db';
 import { createScratchDatabase } from '@vigia/db/testing';
 import { haversineM } from '@vigia/rules';
@@ -53,18 +53,8 @@ const CITIES = [
 const PORTO = { lat: 41.15, lon: -8.61 };
 const DEG = Math.PI / 180;
 
-/** Deterministic (mulberry32), so two runs measure the same fleet. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(10);
+/** Deterministic, so two runs measure the same fleet. */
+const random = seededRandom(10);
 /** Roughly normal around 0 (sum of three uniforms), in [-1.5, 1.5]. */
 const spread = () => random() + random() + random() - 1.5;
 

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Pack, Telemetry } from '@vigia/core';
+import { type Pack, seededRandom, type Telemetry } from '@vigia/core';
 import { createRuleEngine } from '../engine/rule-engine.js';
 import { degreesAround } from '../geo/distance.js';
 import { parseGtfsStops, splitCsvRecord } from '../registry/gtfs-stops.js';
@@ -34,18 +34,8 @@ const STANDS = 500;
 const ZONES = 100;
 const STEP_S = 5;
 
-/** Deterministic PRNG (mulberry32) so every run drives the same fleet. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const rand = prng(20260304);
+/** Deterministic, so every run drives the same fleet. */
+const rand = seededRandom(20260304);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
 
 const CITIES = {
