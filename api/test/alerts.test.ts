@@ -1,13 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSystem } from '@vigia/api';
-import { ephemeralPorts } from '@vigia/core';
 import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeAlertHistory } from '../src/alerts/alert-store.js';
 import { backoffMs } from '../src/alerts/alert-worker.js';
-import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
+import { api, startSecondApi, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
  * Alert subscriptions and signed webhooks (API.md "Alerts to enforcement") against a real
@@ -607,19 +605,7 @@ describe('alert subscriptions and signed webhooks', () => {
   });
 
   it('with two API processes on one database, each alert is sent once', async () => {
-    const second = await startSystem(
-      {
-        ...ephemeralPorts(),
-        HOST: '127.0.0.1',
-        DATA_DIR: sys.config.DATA_DIR,
-        DEMO: 'off',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: sys.config.DATABASE_URL,
-        ADMIN_TOKEN: sys.adminToken,
-        ALERT_POLL_INTERVAL_MS: '20',
-      },
-      { ingest: false, api: true },
-    );
+    const second = await startSecondApi(sys, { ALERT_POLL_INTERVAL_MS: '20' });
     try {
       const sub = await subscribe(sys.adminToken, {
         name: 'Twice?',

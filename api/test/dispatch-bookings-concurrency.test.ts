@@ -1,9 +1,9 @@
-import { startSystem } from '@vigia/api';
-import { type Booking, ephemeralPorts } from '@vigia/core';
+import type { RunningSystem } from '@vigia/api';
+import type { Booking } from '@vigia/core';
 import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BSB, must, north, openOffer, report, since, type Taxi, taxi } from './dispatch-bookings-support.js';
-import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
+import { api, startSecondApi, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
  * What several API processes and a racing driver must never break: an accept that races the
@@ -19,7 +19,7 @@ const env = (prefix: string) => ({
 
 describe('bookings under concurrency (PostgreSQL)', () => {
   let sys: TestSystem;
-  let second: Awaited<ReturnType<typeof startSystem>>;
+  let second: RunningSystem;
   const run = Math.random().toString(36).slice(2, 7);
   const coop = `coop-${run}`;
   const taxis: Taxi[] = [];
@@ -27,20 +27,7 @@ describe('bookings under concurrency (PostgreSQL)', () => {
   beforeAll(async () => {
     const prefix = `vigia-bk-${run}`;
     sys = await startTestSystem('postgres', { ...env(prefix), DISPATCH_OFFER_TIMEOUT_S: '60' });
-    second = await startSystem(
-      {
-        ...ephemeralPorts(),
-        ...env(prefix),
-        DISPATCH_OFFER_TIMEOUT_S: '60',
-        HOST: '127.0.0.1',
-        DATA_DIR: sys.config.DATA_DIR,
-        DEMO: 'off',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: sys.config.DATABASE_URL,
-        ADMIN_TOKEN: sys.adminToken,
-      },
-      { ingest: false, api: true },
-    );
+    second = await startSecondApi(sys, { ...env(prefix), DISPATCH_OFFER_TIMEOUT_S: '60' });
     await must(sys, 'POST', '/v1/operators', {
       id: coop,
       name: 'Cooperativa',

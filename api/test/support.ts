@@ -47,6 +47,26 @@ export async function startTestSystem(
   });
 }
 
+/**
+ * A second API process (no ingest) beside `sys`, on its database, data folder and admin token:
+ * two replicas, for what must happen once however many run. PostgreSQL only.
+ */
+export function startSecondApi(sys: TestSystem, env: Record<string, string> = {}): Promise<RunningSystem> {
+  return startSystem(
+    {
+      ...ephemeralPorts(),
+      HOST: '127.0.0.1',
+      DATA_DIR: sys.config.DATA_DIR,
+      DEMO: 'off',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: sys.config.DATABASE_URL,
+      ADMIN_TOKEN: sys.adminToken,
+      ...env,
+    },
+    { ingest: false, api: true },
+  );
+}
+
 export async function api<T = unknown>(
   sys: { url: string; adminToken: string },
   method: string,
