@@ -25,7 +25,7 @@ interface Booking {
  * the simulated drivers answer (some decline, some let the offer expire), and the taxi that
  * accepts drives to the pickup, carries the passenger and is free again: the bookings reach
  * `completed` from telemetry alone, and no dispatch is an unlawful radio dispatch
- * (BEL_UNAUTHORIZED_RADIO).
+ * (BEL_UNAUTHORIZED_RADIO). The stands the taxis wait at are registered, and their queues fill.
  *
  * A whole trip takes minutes, so the simulated fleet here runs on a clock SPEED times faster than
  * real time (its samples are stamped ahead of the server's clock, within the raised
@@ -68,7 +68,16 @@ describe('the demo fleet takes and serves bookings in Brasília and Belém', () 
       const deadline = Date.now() + WAIT_MS;
       let bookings: Booking[] = [];
       const firstCompleted = new Map<string, number>();
+      // The simulator registers the road networks' stands, so the taxis waiting at them form queues.
+      const stands = (await api<{ items: { id: string; pack: string }[] }>(sys, 'GET', '/v1/stands?limit=1000')).body
+        .items;
+      let queued = false;
       while (Date.now() < deadline) {
+        for (const stand of stands) {
+          if (queued) break;
+          const queue = await api<{ items: unknown[] }>(sys, 'GET', `/v1/stands/${stand.id}/queue`);
+          queued = queue.body.items.length > 0;
+        }
         bookings = (await api<{ items: Booking[] }>(sys, 'GET', '/v1/bookings?limit=1000')).body.items;
         for (const b of bookings) {
           if (b.status === 'completed' && !firstCompleted.has(b.pack))
@@ -77,7 +86,7 @@ describe('the demo fleet takes and serves bookings in Brasília and Belém', () 
         const refused = bookings.some((b) =>
           b.offers.some((o) => o.response === 'declined' || o.response === 'expired'),
         );
-        if (firstCompleted.size === 2 && refused) break;
+        if (firstCompleted.size === 2 && refused && queued) break;
         await new Promise((r) => setTimeout(r, 1000));
       }
       const byStatus = (pack: string) =>
@@ -95,6 +104,8 @@ describe('the demo fleet takes and serves bookings in Brasília and Belém', () 
           `offers: ${['accepted', 'declined', 'expired', 'withdrawn', null].map((r) => `${r} ${responses.filter((x) => x === r).length}`).join(', ')}`,
       );
       expect([...firstCompleted.keys()].sort()).toEqual(['belem-taxi', 'df-taxi']);
+      expect([...new Set(stands.map((s) => s.pack))].sort()).toEqual(['belem-taxi', 'df-taxi']);
+      expect(queued).toBe(true);
       // Belém bookings are taken by the credentialed radio operators, DF ones by the cooperatives.
       expect(
         bookings.filter((b) => b.pack === 'belem-taxi').every((b) => b.operatorId.startsWith('sim-op-bel-radio-')),

@@ -1,6 +1,7 @@
 import type { Logger } from '@vigia/core';
 import { z } from 'zod';
 import type { DeviceRecord, DispatcherRecord, OperatorRecord, Roster } from '../fleet/roster.js';
+import { standRecords } from '../precision/registry.js';
 import { charterContractBodies } from './charter-contracts.js';
 import { HttpError, httpErrorFrom, joinUrl, requestJson } from './http.js';
 
@@ -21,7 +22,7 @@ export interface RegistryApi {
   signal?: AbortSignal;
 }
 
-type Collection = 'operators' | 'drivers' | 'vehicles' | 'contracts';
+type Collection = 'operators' | 'drivers' | 'vehicles' | 'contracts' | 'stands';
 
 /**
  * Registers the roster (and its charter contracts) through the API and returns each device's
@@ -43,12 +44,30 @@ export async function registerRoster(api: RegistryApi, roster: Roster): Promise<
   const vehicleCount = await ensureAll(api, 'vehicles', vehicles);
   // The charter buses' written contracts (SP Art. 10), in force since well before the run.
   const contractCount = await ensureAll(api, 'contracts', charterContractBodies(roster, CONTRACTS_VALID_FROM));
+  // The stands the simulated taxis queue at, so the booking service offers a booking near one to
+  // the head of its queue first and the dispatch console shows the queues.
+  const standCount = await ensureAll(api, 'stands', standBodies(roster));
   const tokens = await ensureDevices(api, devices);
   api.log.info(
-    { operators, drivers: driverCount, vehicles: vehicleCount, contracts: contractCount, devices: tokens.size },
+    {
+      operators,
+      drivers: driverCount,
+      vehicles: vehicleCount,
+      contracts: contractCount,
+      stands: standCount,
+      devices: tokens.size,
+    },
     'simulated fleet registered',
   );
   return tokens;
+}
+
+/** The stands of the road networks of the roster's taxi cities, as the municipality registers them (POST /v1/stands). */
+function standBodies(roster: Roster) {
+  const packs = new Set(roster.entries.map((e) => e.vehicle.pack));
+  return (['df-taxi', 'belem-taxi'] as const)
+    .filter((pack) => packs.has(pack))
+    .flatMap((pack) => standRecords(pack).map(({ validFrom: _inForce, ...stand }) => stand));
 }
 
 /**
