@@ -1,13 +1,13 @@
 import type { Logger } from '@vigia/core';
 import type { Clock } from '../clock.js';
 import type { SimTaxi } from '../fleet/fleet.js';
-import { distanceM } from '../geo.js';
+import { distanceM, type LatLon } from '../geo.js';
 import type { Random } from '../random.js';
 import type { TaxiPack } from '../tariff.js';
 import type { TaxiWorld } from '../vehicles/taxi-behaviour.js';
 import type { DispatchApi, NewBooking, SimBooking } from './dispatch-api.js';
 import { jobOf } from './offer-responder.js';
-import { chooseDropoff, choosePickup } from './pickups.js';
+import { chooseDropoff, choosePickup, type PickupPoint, pickupShortDriveFrom } from './pickups.js';
 
 /**
  * A radio desk of the demo: an operator that takes bookings (a DF cooperative, a Belém radio
@@ -31,9 +31,17 @@ export interface BookingMix {
 export const DEFAULT_BOOKING_MIX: BookingMix = { manual: 0.15, withDropoff: 0.7 };
 
 /** The first booking of each city comes this soon after the start (the taxis' first positions are in by then), seconds. */
-const FIRST_BOOKING_S: readonly [number, number] = [5, 10];
-/** The city's first caller is this close to a free taxi, metres. */
-const FIRST_CALL_NEAR_TAXI_M: readonly [number, number] = [150, 600];
+const FIRST_BOOKING_S: readonly [number, number] = [5, 8];
+/**
+ * The city's first caller is this close to a free taxi, metres: near enough that the taxi is there
+ * and the passenger aboard within the demo's first two minutes (a short drive, then the 15–60 s
+ * the caller takes to come out).
+ */
+const FIRST_CALL_NEAR_TAXI_M: readonly [number, number] = [150, 350];
+/** ... and that taxi reaches the caller by at most this much road, metres. */
+const FIRST_CALL_MAX_ROUTE_M = 600;
+/** ... and the desk's free taxi nearest that one (the next offer if it declines) by at most this much, metres. */
+const FIRST_CALL_BACKUP_ROUTE_M = 1200;
 /** A dispatcher takes this long to pick a taxi for a manual booking, seconds. */
 const ASSIGN_DELAY_S: readonly [number, number] = [4, 12];
 
@@ -91,7 +99,9 @@ export class BookingGenerator {
       if (at > now) continue;
       this.nextAtMs.set(pack, now + this.o.rng.range(0.5, 1.5) * this.o.meanIntervalS * 1000);
       const desks = this.o.desks.filter((d) => d.pack === pack);
-      if (desks.length > 0) await this.take(this.o.rng.pick(desks), now);
+      if (desks.length === 0) continue;
+      if (this.started.has(pack)) await this.take(this.o.rng.pick(desks), now);
+      else await this.takeFirst(pack, desks, now);
     }
     for (let i = this.assignments.length - 1; i >= 0; i--) {
       const due = this.assignments[i];
@@ -109,17 +119,70 @@ export class BookingGenerator {
     });
   }
 
-  private async take(desk: RadioDesk, nowMs: number): Promise<void> {
+  /**
+   * The city's first call, so that the demo shows a booking served within its first two minutes
+   * whatever the drivers answer: taken by the desk with two free taxis nearest each other, from a
+   * street a short drive from both (the booking service passes a declined or unanswered offer on
+   * to the next taxi). Only where the call comes from is chosen: the drivers answer it as any other.
+   */
+  private async takeFirst(pack: TaxiPack, desks: readonly RadioDesk[], nowMs: number): Promise<void> {
+    let best: { desk: RadioDesk; near: LatLon; backup: LatLon | undefined; apartM: number } | undefined;
+    for (const desk of desks) {
+      const free = this.freeTaxis(desk, nowMs).map((c) => c.taxi.vehicle.state.position);
+      for (const near of free) {
+        let backup: LatLon | undefined;
+        let apartM = Number.POSITIVE_INFINITY;
+        for (const other of free) {
+          const d = distanceM(near, other);
+          if (other !== near && d < apartM) {
+            backup = other;
+            apartM = d;
+          }
+        }
+        if (!best || apartM < best.apartM || (apartM === best.apartM && this.o.rng.chance(0.5)))
+          best = { desk, near, backup, apartM };
+      }
+    }
+    // No desk has a free taxi yet (parked, off shift): the city's first call comes a second later.
+    if (!best) {
+      this.nextAtMs.set(pack, nowMs + 1000);
+      return;
+    }
+    this.started.add(pack);
+    const world = this.o.world(pack);
+    const short = (backups: LatLon[]) =>
+      pickupShortDriveFrom(
+        world,
+        this.o.rng,
+        best.near,
+        FIRST_CALL_NEAR_TAXI_M,
+        FIRST_CALL_MAX_ROUTE_M,
+        backups,
+        FIRST_CALL_BACKUP_ROUTE_M,
+      );
+    const pickup =
+      (best.backup ? short([best.backup]) : undefined) ??
+      short([]) ??
+      choosePickup(world, this.o.rng, best.near, 1, FIRST_CALL_NEAR_TAXI_M);
+    this.o.log.info(
+      {
+        pack,
+        operatorId: best.desk.operatorId,
+        nextTaxiM: Number.isFinite(best.apartM) ? Math.round(best.apartM) : null,
+        pickupM: Math.round(distanceM(best.near, pickup.place)),
+      },
+      "the city's first call",
+    );
+    await this.take(best.desk, nowMs, pickup);
+  }
+
+  private async take(desk: RadioDesk, nowMs: number, chosen?: PickupPoint): Promise<void> {
     const rng = this.o.rng;
     const mix = this.o.mix ?? DEFAULT_BOOKING_MIX;
     const world = this.o.world(desk.pack);
-    const free = this.freeTaxis(desk, nowMs);
-    const near = free.length > 0 ? rng.pick(free).taxi.vehicle.state.position : undefined;
-    // The city's first call is from a street near a free taxi, so the demo shows a booking served
-    // within its first minutes; later ones come from anywhere.
-    const first = !this.started.has(desk.pack);
-    const pickup = first ? choosePickup(world, rng, near, 1, FIRST_CALL_NEAR_TAXI_M) : choosePickup(world, rng, near);
-    this.started.add(desk.pack);
+    const free = chosen ? [] : this.freeTaxis(desk, nowMs);
+    const pickup =
+      chosen ?? choosePickup(world, rng, free.length > 0 ? rng.pick(free).taxi.vehicle.state.position : undefined);
     const dropoff = rng.chance(mix.withDropoff) ? chooseDropoff(world, rng, pickup.node) : undefined;
     const mode = rng.chance(mix.manual) ? 'manual' : 'auto';
     const body: NewBooking = {

@@ -71,6 +71,41 @@ export function choosePickup(
 }
 
 /**
+ * A caller a short drive from `taxi`: a street vertex `nearTaxiM` from it, straight line, clear of
+ * the stands, that the taxi reaches by at most `maxRouteM` of road (not one across a dual
+ * carriageway, a U-turn away), and each of `backups` by at most `backupRouteM`. Undefined when no
+ * vertex qualifies among a sample of them.
+ */
+export function pickupShortDriveFrom(
+  world: TaxiWorld,
+  rng: Random,
+  taxi: LatLon,
+  nearTaxiM: readonly [number, number],
+  maxRouteM: number,
+  backups: readonly LatLon[] = [],
+  backupRouteM = maxRouteM,
+): PickupPoint | undefined {
+  const graph = world.graph;
+  const standNodes = world.stands.map((s) => graph.node(s.place.node));
+  const from = graph.nearestNode(taxi).node;
+  const backupNodes = backups.map((b) => graph.nearestNode(b).node);
+  const within = (start: number, to: number, limitM: number) =>
+    start === to || (graph.route(start, to)?.lengthM ?? Number.POSITIVE_INFINITY) <= limitM;
+  const nodes = graph.nodes.filter((n) => {
+    const d = distanceM(n, taxi);
+    return d >= nearTaxiM[0] && d <= nearTaxiM[1] && standNodes.every((s) => distanceM(n, s) >= STAND_CLEARANCE_M);
+  });
+  // A few Dijkstra runs on a city network: cheap, and only for a city's first call.
+  for (let tries = 0; tries < 30 && nodes.length > 0; tries++) {
+    const [node] = nodes.splice(rng.int(0, nodes.length - 1), 1);
+    if (!node) break;
+    if (within(from, node.id, maxRouteM) && backupNodes.every((b) => within(b, node.id, backupRouteM)))
+      return atNode(graph, node.id);
+  }
+  return undefined;
+}
+
+/**
  * Where the caller goes (a named place a lawful trip away, see `bookedTripDestination`), or
  * undefined when none is found (the booking then names no destination).
  */
