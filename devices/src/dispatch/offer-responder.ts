@@ -2,7 +2,7 @@ import type { Logger } from '@vigia/core';
 import { HttpError } from '../api/http.js';
 import type { Clock } from '../clock.js';
 import type { SimTaxi } from '../fleet/fleet.js';
-import type { Random } from '../random.js';
+import { Random } from '../random.js';
 import type { DispatchJob } from '../vehicles/taxi-behaviour.js';
 import type { DispatchApi, OpenOffer } from './dispatch-api.js';
 
@@ -78,7 +78,11 @@ export class OfferResponder {
   /** Bookings a simulated taxi accepted and has not yet picked up: booking id → vehicle, next check. */
   private readonly serving = new Map<string, { vehicleId: string; checkAtMs: number }>();
 
-  constructor(private readonly o: OfferResponderOptions) {}
+  private readonly answerSeed: number;
+
+  constructor(private readonly o: OfferResponderOptions) {
+    this.answerSeed = o.rng.next();
+  }
 
   async round(): Promise<void> {
     const offers = await this.o.api.openOffers(this.o.listToken);
@@ -90,7 +94,10 @@ export class OfferResponder {
       const taxi = this.o.taxi(offer.vehicleId);
       if (!taxi) continue; // a real taxi's offer: its driver answers
       this.stats.offersSeen++;
-      let decision = decideOffer(this.o.rng, this.o.shares);
+      // Each offer's answer is drawn from its own stream (the run's seed and the offer's id):
+      // from one shared sequence, the n-th offer of every start got the same answer, so the
+      // first offer of the same desk was declined on every default demo start.
+      let decision = decideOffer(Random.derive(this.answerSeed, offer.id), this.o.shares);
       // Busy drivers say no rather than let the desk wait.
       if (decision.answer !== 'decline' && !taxi.behaviour.canTakeBooking(now)) {
         decision = { answer: 'decline', afterMs: decision.answer === 'accept' ? decision.afterMs : 3000 };

@@ -267,8 +267,9 @@ export class TaxiBehaviour implements Behaviour {
   /** At the pickup, engine running, meter free, until the passenger comes out. */
   private waitAtPickup(): Activity {
     this.phase = 'at-pickup';
-    // The caller has been ready since the call: out of the door within a minute.
-    return new DwellActivity('pickup-wait', this.o.rng.range(15, 60));
+    // The caller has been ready since the call and was told the taxi's arrival time: out of the
+    // door within half a minute of it.
+    return new DwellActivity('pickup-wait', this.o.rng.range(10, 30));
   }
 
   afterStep(state: VehicleState, current: Activity, nowMs: number, dtS: number, movedM: number): void {
