@@ -1,3 +1,4 @@
+import { bookingStatuses } from '@vigia/core';
 import { z } from 'zod';
 import { httpErrorFrom, joinUrl, requestJson } from '../api/http.js';
 
@@ -21,16 +22,7 @@ export const openOfferSchema = z.looseObject({
 });
 export type OpenOffer = z.infer<typeof openOfferSchema>;
 
-export const bookingStatusSchema = z.enum([
-  'pending',
-  'offered',
-  'accepted',
-  'arrived',
-  'on-board',
-  'completed',
-  'cancelled',
-  'expired',
-]);
+export const bookingStatusSchema = z.enum(bookingStatuses);
 
 /** A booking as `GET /v1/bookings/:id` answers it. */
 export const bookingSchema = z.looseObject({
