@@ -13,6 +13,39 @@ interface ServerToClientEvents {
 
 type ClientToServerEvents = Record<string, never>;
 
+/**
+ * The connection's life as the pages show it, the same for `/live` and `/driver`: connecting
+ * until the first connection, live, reconnecting after a loss; and a refusal when the server
+ * rejected the handshake or dropped the session on purpose (Socket.IO does not retry then).
+ * `code` is the error code the server's middleware gave, when it gave one.
+ */
+export function followConnection(
+  socket: Socket,
+  on: {
+    onStateChange(state: ConnectionState): void;
+    /** `again`: a reconnection (pushes sent meanwhile are gone). */
+    onConnected?(again: boolean): void;
+    onRefused(code: string | null): void;
+  },
+): void {
+  let hasConnected = false;
+  on.onStateChange('connecting');
+  socket.on('connect', () => {
+    on.onStateChange('live');
+    on.onConnected?.(hasConnected);
+    hasConnected = true;
+  });
+  socket.on('disconnect', (reason) => {
+    on.onStateChange('reconnecting');
+    if (reason === 'io server disconnect') on.onRefused(null);
+  });
+  socket.on('connect_error', (error: Error & { data?: { code?: unknown } }) => {
+    on.onStateChange(hasConnected ? 'reconnecting' : 'connecting');
+    // `active` is false only when a server middleware rejected the handshake.
+    if (!socket.active) on.onRefused(typeof error.data?.code === 'string' ? error.data.code : null);
+  });
+}
+
 export interface LiveConnectionHandlers {
   onFleet(updates: FleetUpdate[]): void;
   onViolation(violation: unknown): void;
@@ -31,26 +64,17 @@ export interface LiveConnectionHandlers {
 /** The `/live` Socket.IO channel, reduced to the events the dashboard needs. */
 export class LiveConnection {
   private readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
-  private hasConnected = false;
 
   constructor(token: string, handlers: LiveConnectionHandlers) {
     // WebSocket only: long-polling would need sticky sessions behind several API instances.
     this.socket = io('/live', { auth: { token }, transports: ['websocket'] });
 
-    handlers.onStateChange('connecting');
-    this.socket.on('connect', () => {
-      handlers.onStateChange('live');
-      if (this.hasConnected) handlers.onReconnected();
-      this.hasConnected = true;
-    });
-    this.socket.on('disconnect', (reason) => {
-      handlers.onStateChange('reconnecting');
-      if (reason === 'io server disconnect') handlers.onRefused();
-    });
-    this.socket.on('connect_error', () => {
-      handlers.onStateChange(this.hasConnected ? 'reconnecting' : 'connecting');
-      // `active` is false only when a server middleware rejected the handshake.
-      if (!this.socket.active) handlers.onRefused();
+    followConnection(this.socket, {
+      onStateChange: (state) => handlers.onStateChange(state),
+      onConnected: (again) => {
+        if (again) handlers.onReconnected();
+      },
+      onRefused: () => handlers.onRefused(),
     });
     this.socket.on('fleet', (updates) => {
       if (Array.isArray(updates)) handlers.onFleet(updates);

@@ -1,6 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import type { OfferResponse } from '../dispatch-types.js';
-import type { ConnectionState } from '../live-connection.js';
+import { type ConnectionState, followConnection } from '../live-connection.js';
 import {
   type DriverBooking,
   type DriverHello,
@@ -39,24 +39,13 @@ export interface DriverConnectionHandlers {
 /** The `/driver` Socket.IO channel: a taxi's offers and its booking. */
 export class DriverConnection {
   private readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
-  private hasConnected = false;
 
   constructor(token: string, handlers: DriverConnectionHandlers) {
     // WebSocket only, like the dashboard: long-polling would need sticky sessions behind several API processes.
     this.socket = io('/driver', { auth: { token }, transports: ['websocket'] });
-    handlers.onStateChange('connecting');
-    this.socket.on('connect', () => {
-      this.hasConnected = true;
-      handlers.onStateChange('live');
-    });
-    this.socket.on('disconnect', (reason) => {
-      handlers.onStateChange('reconnecting');
-      if (reason === 'io server disconnect') handlers.onRefused(null);
-    });
-    this.socket.on('connect_error', (error: Error & { data?: { code?: unknown } }) => {
-      handlers.onStateChange(this.hasConnected ? 'reconnecting' : 'connecting');
-      // `active` is false only when the server's middleware refused the handshake.
-      if (!this.socket.active) handlers.onRefused(typeof error.data?.code === 'string' ? error.data.code : null);
+    followConnection(this.socket, {
+      onStateChange: (state) => handlers.onStateChange(state),
+      onRefused: (code) => handlers.onRefused(code),
     });
     this.socket.on('hello', (hello) => {
       if (isDriverHello(hello)) handlers.onHello(hello);
