@@ -557,6 +557,16 @@ export class BookingStore {
   }
 
   /** Every booking in progress (accepted, arrived, on board): what telemetry moves on. */
+  /** The booking `vehicleId` is serving (accepted, arrived, on board), found by its index; undefined: none. */
+  async servingBooking(vehicleId: string): Promise<Booking | undefined> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT id FROM bookings WHERE vehicle_id = $1 AND status IN ('accepted', 'arrived', 'on-board')`,
+      [vehicleId],
+    );
+    const id = rows[0]?.id;
+    return id === undefined ? undefined : this.get(id);
+  }
+
   async activeBookings(): Promise<ActiveBooking[]> {
     const { rows } = await this.db.query<ActiveBooking>(
       `SELECT id, vehicle_id AS "vehicleId", status, pickup_lat AS lat, pickup_lon AS lon FROM bookings

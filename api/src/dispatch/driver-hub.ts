@@ -30,8 +30,7 @@ export function driverFeedFrom(store: BookingStore): DriverFeedSource {
     // One open offer per taxi at a time (a unique index); a few more cost nothing if that changes.
     openOffers: (vehicleId) => store.openOffers({ vehicleId, limit: 10 }),
     async servingBooking(vehicleId) {
-      const active = (await store.activeBookings()).find((b) => b.vehicleId === vehicleId);
-      return active ? ((await store.get(active.id)) ?? null) : null;
+      return (await store.servingBooking(vehicleId)) ?? null;
     },
     async plateOf(vehicleId) {
       return (await store.vehicleFacts([vehicleId], null)).get(vehicleId)?.plate ?? null;
