@@ -1,8 +1,13 @@
 import { AttributionControl, Map as MapLibreMap, NavigationControl, ScaleControl } from 'maplibre-gl';
+import { deskMessages } from './desk-messages.js';
 import { element } from './dom.js';
+import { mapLayersMessages } from './map-layers/map-layers-messages.js';
 import { allAreasBounds, servedAreas } from './served-areas.js';
 
-/** Shipped in public/: renders with no network at all. */
+/**
+ * Shipped in public/: renders with no network at all (streets of the served cities from
+ * public/basemap/, label glyphs from public/glyphs/; see the dashboard README's base map section).
+ */
 export const offlineStyleUrl = '/offline-style.json';
 
 const fitPadding = 48;
@@ -23,6 +28,8 @@ export interface MapView {
 export function createMap(options: MapViewOptions): MapView {
   const map = new MapLibreMap({
     container: options.container,
+    // The controls' titles and labels (zoom, close, the canvas's name) in the interface's language.
+    locale: deskMessages.mapControls,
     style: options.styleUrl,
     bounds: allAreasBounds,
     fitBoundsOptions: { padding: fitPadding },
@@ -36,7 +43,8 @@ export function createMap(options: MapViewOptions): MapView {
   map.keyboard.disableRotation();
   map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
   map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-right');
-  map.addControl(new AttributionControl({ compact: true }), 'bottom-right');
+  // The streets are OpenStreetMap data (ODbL): their attribution stays on screen, not behind a button.
+  map.addControl(new AttributionControl({ compact: false }), 'bottom-right');
 
   const loaded = new Promise<void>((resolve) => map.once('load', () => resolve()));
 
@@ -56,7 +64,7 @@ export function createMap(options: MapViewOptions): MapView {
 
 /** Fills the top bar's area switcher: the whole served territory, then each city. */
 export function renderAreaNavigation(container: HTMLElement, map: MapLibreMap): void {
-  const allButton = element('button', 'area-nav__button', 'All areas');
+  const allButton = element('button', 'area-nav__button', mapLayersMessages.allAreas);
   allButton.type = 'button';
   allButton.dataset.area = 'all';
   allButton.addEventListener('click', () => map.fitBounds(allAreasBounds, { padding: fitPadding }));
@@ -65,6 +73,8 @@ export function renderAreaNavigation(container: HTMLElement, map: MapLibreMap): 
     const button = element('button', 'area-nav__button', area.label);
     button.type = 'button';
     button.dataset.area = area.id;
+    // City names are proper nouns, the same in every language.
+    button.dataset.value = '';
     button.addEventListener('click', () => map.flyTo({ center: area.center, zoom: area.zoom, essential: true }));
     buttons.push(button);
   }
