@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { type Access, type ReadScope, requireRead, requireWrite } from './access.js';
 import { translateDbError } from './db-errors.js';
 import { GEOMETRY_ISSUE } from './geojson.js';
+import { pageQuerySchema } from './schemas.js';
 
 /**
  * One mechanism for every registry collection: a spec maps the API's camelCase fields to the
@@ -24,10 +25,16 @@ export interface CollectionSpec<S extends z.ZodObject> {
   /** Query parameter → column, equality filters of `GET /v1/<name>`. */
   filters: Record<string, string>;
   /**
-   * The column `q=` searches: a case- and accent-insensitive substring (a dispatcher types
-   * "rodoviaria" for "Rodoviária"). Without it `q` is an unknown parameter and ignored.
+   * How a filter's value is read from the query, where plain bounded text is not enough: a
+   * plate typed `abc-1234` is the stored `ABC1234`.
    */
-  search?: string;
+  filterValues?: Record<string, z.ZodType<string>>;
+  /**
+   * The column(s) `q=` searches: a case- and accent-insensitive substring (a dispatcher types
+   * "rodoviaria" for "Rodoviária"), also without punctuation ("abc-12" finds ABC1234). Without
+   * it `q` is an unknown filter (400 UNKNOWN_FILTER, like any filter the collection lacks).
+   */
+  search?: string | readonly string[];
   access: Access;
   /**
    * How operator-scoped roles (operator, dispatcher) read the collection: `{ column }` holds the
@@ -118,6 +125,83 @@ const validFromSchema = z.iso
   .refine((s) => Date.parse(s) <= Date.now() + 60_000, 'validFrom may not be in the future')
   .refine((s) => Date.parse(s) >= Date.now() - 10 * 366 * 86_400_000, 'validFrom is at most ten years back');
 
+/** A filter's value: bounded text without control characters (PostgreSQL refuses a NUL). */
+export const filterTextSchema = z
+  .string()
+  .trim()
+  .max(200)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'control characters are not allowed');
+
+/** A plate as typed (any case, with or without the dash or a space) as stored: `ABC1234`. */
+export const plateFilterSchema = filterTextSchema.transform((p) => p.toUpperCase().replace(/[-\s]/g, ''));
+
+/**
+ * The query schema of `GET /v1/<name>`: paging, the spec's filters and `q` where it searches;
+ * declared on the route, so any other key is a 400 UNKNOWN_FILTER (core/src/http/query-filters.ts).
+ */
+export function listQuerySchemaOf(spec: CollectionSpec<z.ZodObject>) {
+  const shape: Record<string, z.ZodOptional<z.ZodType<string>>> = {};
+  for (const param of Object.keys(spec.filters))
+    shape[param] = (spec.filterValues?.[param] ?? filterTextSchema).optional();
+  if (spec.search) shape.q = filterTextSchema.optional();
+  return pageQuerySchema.extend(shape).transform((query) => {
+    const { limit, cursor, includeRetired, ...filters } = query as z.output<typeof pageQuerySchema> &
+      Record<string, string | undefined>;
+    return { page: { limit, cursor, includeRetired: includeRetired === 'true' }, filters };
+  });
+}
+
+/** Punctuation of plates, CNPJs, CPFs and permit numbers, ignored when matching `q`. */
+const PUNCTUATION = '-./ ';
+
+/** `q` without the punctuation it is matched without. */
+export function withoutPunctuationText(q: string): string {
+  return [...q].filter((c) => !PUNCTUATION.includes(c)).join('');
+}
+
+/** Text as a LIKE pattern for a substring: its wildcards escaped. */
+export function substringPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The SQL condition "one of `columns` holds `q`", accent- and case-insensitive, and with the
+ * punctuation dropped on both sides ("12345678" finds the CNPJ 12.345.678/0001-90, "abc-12" the
+ * plate ABC1234, "av paulista" the stop "Av. Paulista"); the pattern is pushed onto `params`.
+ * The registry's `q=` and `GET /v1/search` match with it alike.
+ */
+export function searchCondition(columns: readonly string[], q: string, params: unknown[]): string {
+  const bare = withoutPunctuationText(q);
+  // Nothing but punctuation: matched as typed, not as "anything".
+  params.push(substringPattern(bare || q));
+  const pattern = foldAccents(`$${params.length}`);
+  const column = (c: string) => (bare ? withoutPunctuation(foldAccents(c)) : foldAccents(c));
+  return `(${columns.map((c) => `${column(c)} ILIKE ${pattern}`).join(' OR ')})`;
+}
+
+/** An SQL text expression without the punctuation `q` ignores. */
+export function withoutPunctuation(expression: string): string {
+  return `translate(${expression}, '${PUNCTUATION}', '')`;
+}
+
+/**
+ * The rows of `spec`'s table (aliased `t`) a reader with `scope` may see, as an SQL condition
+ * (undefined: all); the operator ids are pushed onto `params`. The registry lists and
+ * `GET /v1/search` narrow with it alike.
+ */
+export function scopeCondition(
+  spec: Pick<CollectionSpec<z.ZodObject>, 'scope'>,
+  scope: ReadScope,
+  params: unknown[],
+): string | undefined {
+  if (scope.all || spec.scope === 'shared') return undefined;
+  // Fail closed: a collection with no scope is not read by scoped roles (the constructor checks it).
+  if (!spec.scope) return 'false';
+  params.push(scope.operatorIds);
+  return `t.${spec.scope.column} = ANY($${params.length}::text[])`;
+}
+
 const base64url = (s: string) => Buffer.from(s).toString('base64url');
 const unbase64url = (s: string) => Buffer.from(s, 'base64url').toString();
 
@@ -150,11 +234,7 @@ export class CollectionStore<S extends z.ZodObject> {
   }
 
   private scopeClause(scope: ReadScope, params: unknown[]): string | undefined {
-    if (scope.all || this.spec.scope === 'shared') return undefined;
-    // Fail closed: a collection with no scope is not read by scoped roles (the constructor checks it).
-    if (!this.spec.scope) return 'false';
-    params.push(scope.operatorIds);
-    return `t.${this.spec.scope.column} = ANY($${params.length}::text[])`;
+    return scopeCondition(this.spec, scope, params);
   }
 
   async list(
@@ -177,8 +257,10 @@ export class CollectionStore<S extends z.ZodObject> {
     }
     const q = query.q?.trim();
     if (this.spec.search && q) {
-      params.push(`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      where.push(`${foldAccents(`t.${this.spec.search}`)} ILIKE ${foldAccents(`$${params.length}`)}`);
+      const columns = (typeof this.spec.search === 'string' ? [this.spec.search] : this.spec.search).map(
+        (c) => `t.${c}`,
+      );
+      where.push(searchCondition(columns, q, params));
     }
     if (page.cursor) {
       params.push(unbase64url(page.cursor));
@@ -415,6 +497,6 @@ export class CollectionStore<S extends z.ZodObject> {
  */
 const accented = 'ÁÀÂÃÄÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇáàâãäéèêëíìîïóòôõöúùûüç';
 const unaccented = 'AAAAAEEEEIIIIOOOOOUUUUCaaaaaeeeeiiiiooooouuuuc';
-function foldAccents(expression: string): string {
+export function foldAccents(expression: string): string {
   return `translate(${expression}, '${accented}', '${unaccented}')`;
 }

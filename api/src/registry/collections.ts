@@ -1,4 +1,4 @@
-import type { CollectionSpec } from './collection.js';
+import { type CollectionSpec, plateFilterSchema } from './collection.js';
 import { deviceProfileIssues } from './device-profile.js';
 import {
   contractCreateSchema,
@@ -32,6 +32,8 @@ export const operatorsSpec: CollectionSpec<typeof operatorCreateSchema> = {
     declaredVehicleIds: 'declared_vehicle_ids',
   },
   filters: { pack: 'pack', kind: 'kind', status: 'status' },
+  // A company by its name or its CNPJ, with or without the punctuation.
+  search: ['name', 'document'],
   access: { read: everyone, write: ['regulator'] },
   scope: { column: 'id' },
 };
@@ -71,8 +73,12 @@ export const vehiclesSpec: CollectionSpec<typeof vehicleCreateSchema> = {
     operatorId: 'operator_id',
     status: 'status',
     plate: 'plate',
+    permitNumber: 'permit_number',
     permitStatus: 'permit_status',
   },
+  filterValues: { plate: plateFilterSchema },
+  // A plate or permit number, whole or in part, with or without its punctuation.
+  search: ['plate', 'permit_number'],
   access: { read: everyone, write: ['regulator'] },
   scope: { column: 'operator_id' },
 };
@@ -93,6 +99,8 @@ export const driversSpec: CollectionSpec<typeof driverCreateSchema> = {
     badgeValidUntil: 'badge_valid_until',
   },
   filters: { operatorId: 'operator_id', status: 'status' },
+  // A driver by name, CNH (licence) or CPF.
+  search: ['name', 'licence_number', 'document'],
   access: { read: everyone, write: ['regulator'] },
   scope: { column: 'operator_id' },
 };

@@ -1,9 +1,9 @@
-import { type Bus, principalOf, type TokenResolver } from '@vigia/core';
+import { type Bus, principalOf, type TokenResolver, withQuery } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { readers, writers } from './access.js';
-import { type CollectionSpec, CollectionStore, type Row } from './collection.js';
+import { type CollectionSpec, CollectionStore, listQuerySchemaOf, type Row } from './collection.js';
 import {
   contractsSpec,
   devicesSpec,
@@ -19,7 +19,6 @@ import {
 } from './collections.js';
 import type { ImportLimits } from './import-limits.js';
 import { registerImportRoutes } from './import-routes.js';
-import { pageQuerySchema } from './schemas.js';
 import { liveJoin, withLive } from './vehicle-live.js';
 
 export interface RegistryDeps {
@@ -55,16 +54,11 @@ function registerCollection<S extends z.ZodObject>(
   const read = { config: { access: readers(store.spec.access) } };
   const write = { config: { access: writers(store.spec.access) } };
 
-  app.get(base, read, async (req) => {
+  const listQuery = listQuerySchemaOf(store.spec);
+  app.get(base, withQuery(read, listQuery), async (req) => {
     const principal = principalOf(req);
-    const query = req.query as Record<string, string | undefined>;
-    const page = pageQuerySchema.parse(query);
-    const { items, next } = await store.list(
-      principal,
-      query,
-      { limit: page.limit, cursor: page.cursor, includeRetired: page.includeRetired === 'true' },
-      hooks.extra,
-    );
+    const { page, filters } = listQuery.parse(req.query);
+    const { items, next } = await store.list(principal, filters, page, hooks.extra);
     return { items: items.map(present), next };
   });
 

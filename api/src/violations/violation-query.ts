@@ -1,5 +1,6 @@
 import { packSchema } from '@vigia/core';
 import { z } from 'zod';
+import { plateFilterSchema } from '../registry/collection.js';
 
 /**
  * Text from the URL or a review: no control characters. PostgreSQL refuses a NUL in `text`
@@ -15,11 +16,31 @@ const plain = (max: number) =>
 /** The `:id` of `/v1/violations/:id`. */
 export const violationIdSchema = plain(128);
 
-/** `GET /v1/violations` filters (shared/API.md): all optional, combined with AND. */
+/** An area as `minLon,minLat,maxLon,maxLat` (the violations' filter, the area replay's window). */
+export const bboxSchema = z
+  .string()
+  .transform((s) => s.split(',').map(Number))
+  .pipe(
+    z
+      .tuple([
+        z.number().min(-180).max(180),
+        z.number().min(-90).max(90),
+        z.number().min(-180).max(180),
+        z.number().min(-90).max(90),
+      ])
+      .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, 'bbox is minLon,minLat,maxLon,maxLat'),
+  );
+
+/**
+ * `GET /v1/violations` filters (API.md, plus `plate` and `confidence`): all optional, combined
+ * with AND. Declared on the route, so any other key is a 400 UNKNOWN_FILTER.
+ */
 export const violationQuerySchema = z.object({
   pack: packSchema.optional(),
   ruleId: plain(64).optional(),
   vehicleId: plain(64).optional(),
+  /** The vehicle's plate as typed: any case, with or without the dash. */
+  plate: plateFilterSchema.optional(),
   operatorId: plain(64).optional(),
   status: z.enum(['open', 'confirmed', 'dismissed', 'notified']).optional(),
   confidence: z.enum(['confirmed', 'suspected']).optional(),
@@ -27,28 +48,23 @@ export const violationQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional(),
   /** Events that started before this instant. */
   to: z.iso.datetime({ offset: true }).optional(),
-  /** `minLon,minLat,maxLon,maxLat` */
-  bbox: z
-    .string()
-    .transform((s) => s.split(',').map(Number))
-    .pipe(
-      z
-        .tuple([
-          z.number().min(-180).max(180),
-          z.number().min(-90).max(90),
-          z.number().min(-180).max(180),
-          z.number().min(-90).max(90),
-        ])
-        .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, 'bbox is minLon,minLat,maxLon,maxLat'),
-    )
-    .optional(),
+  bbox: bboxSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: plain(200).optional(),
 });
 export type ViolationQuery = z.infer<typeof violationQuerySchema>;
 
+/** The CSV export's filters: the list's, without paging (it writes every page). */
+export const violationExportQuerySchema = violationQuerySchema.omit({ limit: true, cursor: true });
+
+/**
+ * The review decisions: `reopen` takes a dismissed violation back to `open` (a dismissal that
+ * was a mistake, or new evidence), with its reason in the trail like every other decision.
+ */
+export const reviewDecisions = ['confirm', 'dismiss', 'notify', 'reopen'] as const;
+
 export const reviewSchema = z.object({
-  decision: z.enum(['confirm', 'dismiss', 'notify']),
+  decision: z.enum(reviewDecisions),
   // Line breaks and tabs are a reason's paragraphs; the other control characters are refused.
   reason: z
     .string()

@@ -5,11 +5,17 @@ import {
   liveViolationSchema,
   principalOf,
   type TokenResolver,
+  withQuery,
 } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
-import { violationsCsvHeader, violationsCsvRows } from './violation-csv.js';
-import { reviewSchema, violationIdSchema, violationQuerySchema } from './violation-query.js';
+import { measuredColumns, violationsCsvHeader, violationsCsvRows } from './violation-csv.js';
+import {
+  reviewSchema,
+  violationExportQuerySchema,
+  violationIdSchema,
+  violationQuerySchema,
+} from './violation-query.js';
 import { type ViolationRow, ViolationStore } from './violation-store.js';
 
 const EXPORT_MAX_ROWS = 100_000;
@@ -23,24 +29,27 @@ export async function registerViolationRoutes(
 ): Promise<ViolationStore> {
   const store = new ViolationStore(deps.db);
 
-  app.get('/v1/violations', read, async (req) => {
+  app.get('/v1/violations', withQuery(read, violationQuerySchema), async (req) => {
     const principal = principalOf(req);
     return store.list(principal, violationQuerySchema.parse(req.query));
   });
 
   // The filtered list as CSV, all pages, newest first.
-  app.get('/v1/violations/export.csv', read, async (req, reply) => {
+  app.get('/v1/violations/export.csv', withQuery(read, violationExportQuerySchema), async (req, reply) => {
     const principal = principalOf(req);
     const query = violationQuerySchema.parse({ ...(req.query as object), limit: 1000 });
-    let csv = violationsCsvHeader();
+    // Every row is read before the header is written: the measured values' columns are the keys
+    // the exported violations carry.
+    const rows: ViolationRow[] = [];
     let cursor: string | undefined;
-    let count = 0;
     do {
       const page = await store.list(principal, { ...query, cursor });
-      csv += violationsCsvRows(page.items);
-      count += page.items.length;
+      rows.push(...page.items);
       cursor = page.next ?? undefined;
-    } while (cursor && count < EXPORT_MAX_ROWS);
+    } while (cursor && rows.length < EXPORT_MAX_ROWS);
+    const trails = await store.reviewTrails(rows.map((v) => v.id));
+    const measured = measuredColumns(rows);
+    const csv = violationsCsvHeader(measured) + violationsCsvRows(rows, trails, measured);
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="violations.csv"')

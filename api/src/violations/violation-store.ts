@@ -9,6 +9,20 @@ import type { Review, ViolationQuery } from './violation-query.js';
  */
 export type ViolationRow = Record<string, unknown> & { id: string; startedAt: Date };
 
+/** Violation ids per statement when reading review trails. */
+const REVIEW_TRAIL_BATCH = 2000;
+
+/** One decision of a violation's review trail. */
+export interface ReviewEntry {
+  decision: Review['decision'];
+  reason: string;
+  reviewer: string;
+  reviewerName: string | null;
+  fromStatus: string;
+  toStatus: string;
+  at: Date;
+}
+
 const SELECT = `
   v.id, v.rule_id AS "ruleId", v.pack, v.legal_basis AS "legalBasis", v.description,
   v.description_en AS "descriptionEn", v.vehicle_id AS "vehicleId", v.plate, v.operator_id AS "operatorId",
@@ -48,6 +62,7 @@ export class ViolationStore {
     if (q.pack) add('v.pack = ?', q.pack);
     if (q.ruleId) add('v.rule_id = ?', q.ruleId);
     if (q.vehicleId) add('v.vehicle_id = ?', q.vehicleId);
+    if (q.plate) add('v.plate = ?', q.plate);
     if (q.operatorId) add('v.operator_id = ?', q.operatorId);
     if (q.status) add('v.status = ?', q.status);
     if (q.confidence) add('v.confidence = ?', q.confidence);
@@ -99,11 +114,7 @@ export class ViolationStore {
        FROM telemetry WHERE vehicle_id = $1 AND ts BETWEEN $2 AND $3 ORDER BY ts LIMIT 5000`,
       [v.vehicleId, v.evidenceFrom, v.evidenceTo],
     );
-    const { rows: reviews } = await this.db.query(
-      `SELECT decision, reason, reviewer, from_status AS "fromStatus", to_status AS "toStatus", at
-       FROM violation_reviews WHERE violation_id = $1 ORDER BY at, id`,
-      [id],
-    );
+    const reviews = await this.reviewTrails([id]).then((trails) => trails.get(id) ?? []);
     return {
       ...v,
       evidence: {
@@ -117,8 +128,34 @@ export class ViolationStore {
   }
 
   /**
+   * The review trails of some violations, oldest decision first, keyed by violation id. Each
+   * decision names its reviewer: `reviewer` is the user id (or `admin` for the admin token) as
+   * recorded, `reviewerName` the user's name from the registry (null for the admin token, which
+   * is no user, and for a user since removed).
+   */
+  async reviewTrails(ids: readonly string[]): Promise<Map<string, ReviewEntry[]>> {
+    const trails = new Map<string, ReviewEntry[]>();
+    // An export asks for up to 100,000 trails: a bounded id list per statement.
+    for (let from = 0; from < ids.length; from += REVIEW_TRAIL_BATCH) {
+      const { rows } = await this.db.query<ReviewEntry & { violationId: string }>(
+        `SELECT r.violation_id AS "violationId", r.decision, r.reason, r.reviewer, u.name AS "reviewerName",
+                r.from_status AS "fromStatus", r.to_status AS "toStatus", r.at
+         FROM violation_reviews r LEFT JOIN users u ON u.id = r.reviewer
+         WHERE r.violation_id = ANY($1::text[]) ORDER BY r.at, r.id`,
+        [ids.slice(from, from + REVIEW_TRAIL_BATCH)],
+      );
+      for (const { violationId, ...entry } of rows) {
+        const trail = trails.get(violationId);
+        if (trail) trail.push(entry);
+        else trails.set(violationId, [entry]);
+      }
+    }
+    return trails;
+  }
+
+  /**
    * The workflow: open → confirmed | dismissed (a reviewer, with a reason) → notified (from
-   * confirmed). Each decision is kept in violation_reviews.
+   * confirmed); dismissed → open again by `reopen`. Each decision is kept in violation_reviews.
    */
   async review(principal: Principal, id: string, review: Review): Promise<ViolationRow> {
     if (
@@ -132,6 +169,7 @@ export class ViolationStore {
       confirm: { from: ['open'], to: 'confirmed' },
       dismiss: { from: ['open', 'confirmed'], to: 'dismissed' },
       notify: { from: ['confirmed'], to: 'notified' },
+      reopen: { from: ['dismissed'], to: 'open' },
     };
     const rule = allowed[review.decision];
     await this.db.transaction(async (tx) => {
