@@ -1,0 +1,90 @@
+import { defineMessages } from '../i18n.js';
+
+/**
+ * The history and replay panel: a vehicle's trail over a period with its timeline (velocidade,
+ * taxímetro, passageiros, infrações), and the replay of an area around a past moment.
+ */
+export const replayMessages = defineMessages({
+  'pt-BR': {
+    openHistory: 'Histórico',
+    openHistoryTitle: 'Ver o trajeto e a linha do tempo deste veículo',
+    openAreaReplay: 'Replay da área',
+    openAreaReplayTitle: 'Onde estava cada veículo desta área num momento passado',
+    close: 'Fechar',
+    historyTitle: (plate: string) => `Histórico · ${plate}`,
+    areaTitle: 'Replay da área',
+    from: 'De',
+    to: 'Até',
+    moment: 'Momento',
+    load: 'Carregar',
+    lastHour: 'Última hora',
+    play: 'Reproduzir',
+    pause: 'Pausar',
+    speed: 'Velocidade de reprodução',
+    speedOption: (factor: number) => `×${factor}`,
+    slider: 'Instante da reprodução',
+    zone: (zone: string) => `Horários em ${zone}`,
+    loading: 'Carregando…',
+    noSamples: 'Nenhuma posição registrada neste período.',
+    noVehicles: 'Nenhum veículo registrado nesta área nesta janela.',
+    failed: (reason: string) => `Não foi possível carregar: ${reason}`,
+    invalidPeriod: 'Informe um início anterior ao fim, em até 24 horas.',
+    invalidMoment: 'Informe um momento válido.',
+    areaClamped: 'A área visível é grande demais: reproduzindo o centro do mapa (até 0,5° de lado).',
+    summary: (samples: number, lines: number, violations: number) =>
+      `${samples} posições em ${lines} ${lines === 1 ? 'trecho' : 'trechos'} · ${violations} ${violations === 1 ? 'infração' : 'infrações'}`,
+    areaSummary: (vehicles: number, window: string) =>
+      `${vehicles} ${vehicles === 1 ? 'veículo' : 'veículos'} · ${window}`,
+    thinned: (stepS: number) => `uma posição a cada ${stepS} s`,
+    hours: (distanceKm: string, hiredShare: string | null) =>
+      `Agregado horário: ${distanceKm} km${hiredShare === null ? '' : ` · ${hiredShare} do tempo ocupado`}`,
+    chart: {
+      speed: 'Velocidade (km/h)',
+      meter: 'Taxímetro',
+      passengers: 'Passageiros',
+      violations: 'Infrações',
+      tariff: (tariff: number) => `Bandeira ${tariff === 2 ? 'II' : 'I'}`,
+    },
+  },
+  en: {
+    openHistory: 'History',
+    openHistoryTitle: "See this vehicle's trail and timeline",
+    openAreaReplay: 'Area replay',
+    openAreaReplayTitle: 'Where every vehicle of this area was at a past moment',
+    close: 'Close',
+    historyTitle: (plate: string) => `History · ${plate}`,
+    areaTitle: 'Area replay',
+    from: 'From',
+    to: 'To',
+    moment: 'Moment',
+    load: 'Load',
+    lastHour: 'Last hour',
+    play: 'Play',
+    pause: 'Pause',
+    speed: 'Playback speed',
+    speedOption: (factor: number) => `×${factor}`,
+    slider: 'Replay instant',
+    zone: (zone: string) => `Times in ${zone}`,
+    loading: 'Loading…',
+    noSamples: 'No position recorded in this period.',
+    noVehicles: 'No vehicle recorded in this area in this window.',
+    failed: (reason: string) => `Could not load: ${reason}`,
+    invalidPeriod: 'Give a start before the end, at most 24 hours apart.',
+    invalidMoment: 'Give a valid moment.',
+    areaClamped: 'The visible area is too large: replaying the centre of the map (at most 0.5° a side).',
+    summary: (samples: number, lines: number, violations: number) =>
+      `${samples} positions in ${lines} ${lines === 1 ? 'stretch' : 'stretches'} · ${violations} ${violations === 1 ? 'violation' : 'violations'}`,
+    areaSummary: (vehicles: number, window: string) =>
+      `${vehicles} ${vehicles === 1 ? 'vehicle' : 'vehicles'} · ${window}`,
+    thinned: (stepS: number) => `one position every ${stepS} s`,
+    hours: (distanceKm: string, hiredShare: string | null) =>
+      `Hourly aggregate: ${distanceKm} km${hiredShare === null ? '' : ` · hired ${hiredShare} of the time`}`,
+    chart: {
+      speed: 'Speed (km/h)',
+      meter: 'Taximeter',
+      passengers: 'Passengers',
+      violations: 'Violations',
+      tariff: (tariff: number) => `Tariff ${tariff === 2 ? 'II' : 'I'}`,
+    },
+  },
+});
