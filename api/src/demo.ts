@@ -28,6 +28,8 @@ export async function startDemo(opts: {
     intervalMs: opts.intervalMs,
     protocol: opts.protocol,
     bookingIntervalS: opts.bookingIntervalS,
+    // Unit values, holidays, zones and stops for this process's own registry (devices/data/demo-registry).
+    demoReferenceData: true,
     ...(opts.gateways
       ? {
           osmand: { host: opts.gateways.host, port: opts.gateways.osmandPort },

@@ -3,7 +3,12 @@ import type { Logger } from '@vigia/core';
 import { configSchema, createLogger } from '@vigia/core';
 import { z } from 'zod';
 import { HttpError } from './api/http.js';
-import { registerDispatchers, registerRoster, rotateDeviceToken } from './api/registry-registration.js';
+import {
+  registerDemoReferenceData,
+  registerDispatchers,
+  registerRoster,
+  rotateDeviceToken,
+} from './api/registry-registration.js';
 import { type Clock, systemClock } from './clock.js';
 import { type RunningDispatch, startSimulatedDispatch } from './dispatch/simulated-dispatch.js';
 import { Gt06Uplink } from './emulators/gt06/gt06-uplink.js';
@@ -66,6 +71,12 @@ export const simulatorOptionsSchema = z.object({
    * take in each taxi city, whose offers the simulated taxis answer; 0 = no bookings, no answers.
    */
   bookingIntervalS: z.number().min(0).max(86_400).default(0),
+  /**
+   * Also register the demo's reference data (devices/data/demo-registry: unit values, some of them
+   * placeholders, holidays, zones, regular-service stops): for the embedded demo's own registry,
+   * never for a real one.
+   */
+  demoReferenceData: z.boolean().default(false),
   /** Shares of offers the simulated drivers accept and decline (the rest expire); default 0.8 and 0.1. */
   answerShares: z
     .object({ accept: z.number().min(0).max(1), decline: z.number().min(0).max(1) })
@@ -101,6 +112,8 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
 
   const roster = buildRoster(options.vehicles, clock.now());
   const tokens = await withRetries(() => registerRoster(api, roster), options.registrationTimeoutMs, log);
+  if (options.demoReferenceData)
+    await withRetries(() => registerDemoReferenceData(api), options.registrationTimeoutMs, log);
   const identities = new Map(roster.entries.map((e) => [e.device.id, protocolIdentity(e, options.protocol)]));
   await withRetries(() => alignDeviceRegistrations(api, identities), options.registrationTimeoutMs, log);
   const dispatcherTokens =

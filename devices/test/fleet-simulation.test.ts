@@ -6,6 +6,7 @@ import { buildRoster } from '../src/fleet/roster.js';
 import { bearingDeg, distanceM, headingDifferenceDeg } from '../src/geo.js';
 import { CITIES, cityGraph } from '../src/network/cities.js';
 import { ROAD_CLASS_PROFILES } from '../src/network/road-classes.js';
+import { spRegularStops } from '../src/reference/demo-reference-data.js';
 import { driverTariff, TARIFF_TABLES } from '../src/tariff.js';
 import { resolveCharterLine } from '../src/vehicles/charter-line.js';
 import { PARKED_REPORT_INTERVAL_MS } from '../src/vehicles/sim-vehicle.js';
@@ -186,7 +187,7 @@ describe('a simulated hour of the 72-vehicle fleet', () => {
     expect([...tariffsSeen].sort()).toEqual([1, 2]);
   });
 
-  it('boards and drops charter passengers only at the line’s declared places, honest ones never beyond the seats', () => {
+  it('boards and drops charter passengers only at the line’s declared places (or, with the vice, regular stops), honest ones never beyond the seats', () => {
     const graph = cityGraph('sp-fretamento');
     const lines = new Map(
       roster.entries
@@ -194,7 +195,9 @@ describe('a simulated hour of the 72-vehicle fleet', () => {
         .map((e) => {
           const def = CITIES['sp-fretamento'].charterLines?.find((l) => l.id === e.charterLineId);
           if (!def) throw new Error(`no line ${e.charterLineId}`);
-          const places = resolveCharterLine(graph, def).places.morning.map((p) => graph.node(p.node));
+          const declared = resolveCharterLine(graph, def).places.morning.map((p) => graph.node(p.node));
+          // A bus running a clandestine service (the vice) also boards at the regular-service stops on its way.
+          const places = e.vices?.boardsAtRegularStops ? [...declared, ...spRegularStops()] : declared;
           return [e.device.identifier, { places, capacity: e.vehicle.capacity }] as const;
         }),
     );

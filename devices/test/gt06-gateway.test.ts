@@ -145,12 +145,12 @@ describe('emulated GT06 trackers through the real gateway', () => {
       });
       total += rows.length;
     }
-    const duplicates = pipeline.gateways.metrics.value('duplicates', { protocol: 'gt06', transport: 'tcp' });
+    const duplicates = await pipeline.gateways.metrics.value('duplicates', { protocol: 'gt06', transport: 'tcp' });
     console.log(
       `GT06 through the gateway: ${total} samples stored once as sent, ${doors} door alarms, ${proxy.cuts} echoes lost, ${duplicates} re-sends recognised as stored`,
     );
     expect(proxy.cuts).toBeGreaterThan(3);
     expect(duplicates).toBeGreaterThan(0);
-    expect(pipeline.gateways.metrics.value('stored', { protocol: 'gt06', transport: 'tcp' })).toBe(total);
+    expect(await pipeline.gateways.metrics.value('stored', { protocol: 'gt06', transport: 'tcp' })).toBe(total);
   }, 60_000);
 });

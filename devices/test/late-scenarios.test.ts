@@ -11,6 +11,7 @@ import {
   type ScenarioRun,
   sendTelemetry,
 } from '../src/scenarios/runner.js';
+import { localDateOf, localInstantMs } from '../src/scenarios/time.js';
 import { startScenarioSystem } from './scenario-system.js';
 
 /**
@@ -40,7 +41,15 @@ describe('judgement in event time: every scenario, live and 30 minutes late, thr
   });
 
   it('RULES.md "Late and buffered data": a scenario replayed 30 minutes late raises exactly what it raises live, for every scenario', async () => {
-    const nowMs = Date.now();
+    // Scenarios place themselves on local dates counted from their build time (a past ordinary
+    // Tuesday, an inspection 610 days before it): the late copy, built 30 minutes earlier, must
+    // fall on the same local day as the live one, so in the half hour after local midnight both
+    // are built as of 23:59 the day before.
+    const realNowMs = Date.now();
+    const nowMs =
+      localDateOf(realNowMs) === localDateOf(realNowMs - LATE_MINUTES * 60_000)
+        ? realNowMs
+        : localInstantMs(localDateOf(realNowMs), '00:00:00') - 60_000;
     const planned = scenarios.map((scenario) => ({
       scenario,
       live: planRun(scenario, { ...opts, nowMs }),

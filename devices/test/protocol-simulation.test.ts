@@ -133,7 +133,7 @@ describe('the simulator over the device protocols', () => {
     );
     expect(rows[0]?.taxis_with_meter).toBeGreaterThan(0);
     expect(rows[0]?.buses_with_count).toBeGreaterThan(0);
-    expect(gateways.metrics.value('stored', { protocol: 'teltonika', transport: 'tcp' })).toBeGreaterThan(0);
+    expect(await gateways.metrics.value('stored', { protocol: 'teltonika', transport: 'tcp' })).toBeGreaterThan(0);
   }, 120_000);
 
   it('switches the same fleet to OsmAnd (Traccar Client) and back to native', async () => {
@@ -142,7 +142,7 @@ describe('the simulator over the device protocols', () => {
       expect(d).toMatchObject({ protocol: 'osmand', profile: 'osmand-traccar-client' });
       expect(d.identifier).toMatch(/^SIM-/);
     }
-    expect(gateways.metrics.value('stored', { protocol: 'osmand', transport: 'http' })).toBeGreaterThan(0);
+    expect(await gateways.metrics.value('stored', { protocol: 'osmand', transport: 'http' })).toBeGreaterThan(0);
     const native = await run({});
     for (const d of native) expect(d).toMatchObject({ protocol: 'native', profile: null });
   }, 200_000);

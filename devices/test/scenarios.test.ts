@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { api, type TestSystem } from '../../api/test/support.js';
 import { scenarios } from '../src/scenarios/index.js';
 import { awaitOutcome, playScenario, type RunOptions, type ViolationView } from '../src/scenarios/runner.js';
@@ -29,8 +29,10 @@ describe('regulatory scenarios through the HTTP ingest', () => {
   const title = (s: Scenario) =>
     `${s.ruleId} (${s.article}) ${s.expect === 'fires' ? 'fires' : 'stays quiet'}: ${s.summary} [${s.name}]`;
 
+  // Scenarios are isolated by construction (own vehicles and places, each in its own spot), and
+  // each mostly waits for its verdict to settle: a few at a time keeps the file's time down.
   for (const scenario of scenarios) {
-    it(title(scenario), async () => {
+    it.concurrent(title(scenario), async ({ expect }) => {
       const run = await playScenario(scenario, opts);
       expect(run.accepted).toBe(run.plan.samples.length);
       const outcome = await awaitOutcome(run, { ...opts, timeoutMs: 8000, quietMs: 1500 });

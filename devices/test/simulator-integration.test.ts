@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type RunningSystem, startSystem } from '@vigia/api';
 import { ephemeralPorts } from '@vigia/core';
+import { seedPgliteDataDir } from '@vigia/db/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -65,6 +66,7 @@ describe('the simulator against the real system', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
+    await seedPgliteDataDir(dataDir);
     sys = await startSystem({
       ...ephemeralPorts(),
       HOST: '127.0.0.1',

@@ -2,6 +2,7 @@ import type { Logger } from '@vigia/core';
 import { z } from 'zod';
 import type { DeviceRecord, DispatcherRecord, OperatorRecord, Roster } from '../fleet/roster.js';
 import { standRecords } from '../precision/registry.js';
+import { demoReferenceBodies } from '../reference/demo-reference-data.js';
 import { charterContractBodies } from './charter-contracts.js';
 import { HttpError, httpErrorFrom, joinUrl, requestJson } from './http.js';
 
@@ -68,6 +69,35 @@ function standBodies(roster: Roster) {
   return (['df-taxi', 'belem-taxi'] as const)
     .filter((pack) => packs.has(pack))
     .flatMap((pack) => standRecords(pack).map(({ validFrom: _inForce, ...stand }) => stand));
+}
+
+/**
+ * The demo's reference data (reference/demo-reference-data.ts: unit values, holidays, zones,
+ * regular-service stops), registered only when the simulator runs as the embedded demo. What the
+ * registry already holds wins: a record whose id (or, for a unit value, unit and date) exists is
+ * left as it is, so a value a regulator registered is never replaced by a demo placeholder.
+ */
+export async function registerDemoReferenceData(api: RegistryApi): Promise<void> {
+  const counts: Record<string, { created: number; kept: number }> = {};
+  for (const [collection, records] of Object.entries(demoReferenceBodies())) {
+    counts[collection] = await ensureKept(api, collection, records);
+  }
+  api.log.info(counts, 'demo reference data registered');
+}
+
+/** Creates what is missing; a 409 (the record, or one in its place, exists) keeps the existing one. */
+async function ensureKept(api: RegistryApi, collection: string, records: readonly { id: string }[]) {
+  if (records.length === 0) return { created: 0, kept: 0 };
+  const batch = await post(api, `/v1/${collection}`, records);
+  if (batch.status === 201 || batch.status === 200) return { created: records.length, kept: 0 };
+  if (batch.status !== 409) throw httpErrorFrom(batch, `Creating ${collection}`);
+  let created = 0;
+  await inParallel(records, CONCURRENCY, async (record) => {
+    const res = await post(api, `/v1/${collection}`, record);
+    if (res.status === 201 || res.status === 200) created++;
+    else if (res.status !== 409) throw httpErrorFrom(res, `Creating ${collection} ${record.id}`);
+  });
+  return { created, kept: records.length - created };
 }
 
 /**

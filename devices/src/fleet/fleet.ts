@@ -13,6 +13,7 @@ import { CITIES, cityGraph } from '../network/cities.js';
 import type { SnappedPlace } from '../network/graph.js';
 import type { CityDef } from '../network/types.js';
 import { Random } from '../random.js';
+import { spRegularStops } from '../reference/demo-reference-data.js';
 import { TARIFF_TABLES, Taximeter, type TaxiPack } from '../tariff.js';
 import { CharterBusBehaviour } from '../vehicles/charter-bus-behaviour.js';
 import { type CharterLine, resolveCharterLine } from '../vehicles/charter-line.js';
@@ -139,6 +140,7 @@ export class Fleet {
         rng,
         start: { direction, layoverS: rng.range(0, 3600) },
         ...(vices ? { vices } : {}),
+        ...(vices?.boardsAtRegularStops ? { regularStops: spRegularStops() } : {}),
       });
       const first = line.places[direction][0];
       const firstLeg = line.legs[direction][0];

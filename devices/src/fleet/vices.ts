@@ -28,6 +28,18 @@ export interface Vices {
   shortLayovers?: boolean;
   /** A tampered tachograph reads this fraction of the real speed (FRET_TACHOGRAPH_MISMATCH). */
   tachographScale?: number;
+  /**
+   * Charter bus: runs a clandestine regular service on the side, pulling over at the city's
+   * regular-service bus stops on its route to board fare-paying passengers
+   * (FRET_BOARDING_AT_REGULAR_STOP; three in one trip: FRET_REGULAR_SERVICE_PATTERN).
+   */
+  boardsAtRegularStops?: boolean;
+  /**
+   * Registry fact: the bus is on no *fretamento contínuo* contract; its only contract is a one-off
+   * *fretamento eventual* trip long past, so every loaded trip runs without a contract in force
+   * (FRET_NO_CONTRACT_IN_FORCE).
+   */
+  contractLapsed?: boolean;
   /** Registry fact: the last *vistoria* is two years old (FRET_INSPECTION_EXPIRED). */
   inspectionOverdue?: boolean;
   /** Registry fact: the DF permit was not revalidated, expired a few weeks ago (DF_PERMIT_EXPIRED). */
@@ -38,8 +50,8 @@ export interface Vices {
 
 /**
  * The vices of each city, in the order the roster hands them out. Every rule but Bandeira II fires
- * at any hour the vehicle works, and each of them on two vehicles, so a few minutes of the demo
- * show them all whatever the hour; Bandeira II only where and when it is not allowed (weekday
+ * at any hour the vehicle works, most of them on two vehicles, so a few minutes of the demo show
+ * them all whatever the hour; Bandeira II only where and when it is not allowed (weekday
  * daytime).
  */
 const PLANS: Readonly<Record<Pack, readonly ((slug: string) => Vices)[]>> = {
@@ -59,9 +71,9 @@ const PLANS: Readonly<Record<Pack, readonly ((slug: string) => Vices)[]>> = {
   'sp-fretamento': [
     // Tampered to hide the speeding: the tachograph shows about 75 km/h at 95.
     () => ({ speeding: 1.25, tachographScale: 0.78 }),
-    () => ({ speeding: 1.25, overload: 6, shortLayovers: true }),
+    () => ({ speeding: 1.25, overload: 6, shortLayovers: true, contractLapsed: true }),
     () => ({ overload: 8, shortLayovers: true, inspectionOverdue: true }),
-    () => ({ speeding: 1.25, tachographScale: 0.78 }),
+    () => ({ speeding: 1.25, boardsAtRegularStops: true }),
   ],
 };
 

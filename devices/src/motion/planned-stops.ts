@@ -1,6 +1,7 @@
 import { ROAD_CLASS_PROFILES } from '../network/road-classes.js';
 import type { RoutePath } from '../network/route-path.js';
 import type { Random } from '../random.js';
+import type { TimedAction } from '../vehicles/dwell-activity.js';
 
 export type StopKind = 'light' | 'halt';
 
@@ -9,6 +10,8 @@ export interface PlannedStop {
   s: number;
   durationS: number;
   kind: StopKind;
+  /** What happens while the vehicle stands there (a door opening, people boarding), by seconds since it stopped. */
+  actions?: readonly TimedAction[];
 }
 
 /** Vehicles stop this far before the junction vertex (the stop line). */

@@ -3,10 +3,10 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pack } from '@vigia/core';
 import { type PackConfigs, parseGtfsStops, type RegistryRecordsInput } from '@vigia/rules';
+import { charterContractBodies } from '../api/charter-contracts.js';
 import type { OperatorRecord, Roster } from '../fleet/roster.js';
-import { CITIES, cityGraph } from '../network/cities.js';
+import { cityGraph } from '../network/cities.js';
 import { TARIFF_TABLES } from '../tariff.js';
-import { itineraryPolyline, resolveCharterLine } from '../vehicles/charter-line.js';
 
 /**
  * The registry a regulator holds for the simulated fleet, as rule records: the roster exactly as
@@ -23,8 +23,6 @@ type RuleOperatorKind = Records['operators'][number]['kind'];
 
 /** Radius of a simulated stand around its curb point: the taxis of its queue stand within it. */
 export const STAND_RADIUS_M = 40;
-/** Radius of a charter line's declared boarding / alighting place (a *bolsão* of a few bays). */
-export const CHARTER_PLACE_RADIUS_M = 80;
 /** Registry records are in force from well before any run. */
 const VALID_FROM = '2000-01-01T00:00:00Z';
 
@@ -81,44 +79,18 @@ export function standRecords(pack: Extract<Pack, 'df-taxi' | 'belem-taxi'>): Rec
 }
 
 /**
- * Each charter line as a *fretamento contínuo* contract of its operator: the morning itinerary
- * (the evening trip runs it backwards), every place of the line declared for boarding and
- * alighting, the buses on it, and a schedule of every day, all day — the demo compresses the
- * morning and evening trips into a loop that runs at any hour.
+ * The charter contracts exactly as the simulator registers them (api/charter-contracts.ts: each
+ * line a *fretamento contínuo* contract of its operator, and the lapsed *eventual* of a bus with
+ * the vice `contractLapsed`), as rule records.
  */
 export function contractRecords(roster: Roster): Records['contracts'] {
-  const graph = cityGraph('sp-fretamento');
-  const lines = CITIES['sp-fretamento'].charterLines ?? [];
-  const contracts: Records['contracts'] = [];
-  for (const def of lines) {
-    const entries = roster.entries.filter((e) => e.charterLineId === def.id);
-    const byOperator = new Map<string, string[]>();
-    for (const e of entries)
-      byOperator.set(e.vehicle.operatorId, [...(byOperator.get(e.vehicle.operatorId) ?? []), e.vehicle.id]);
-    if (byOperator.size === 0) continue;
-    const line = resolveCharterLine(graph, def);
-    const route = itineraryPolyline(line, 'morning');
-    const places = line.places.morning.map((p) => {
-      const at = graph.node(p.node);
-      return { id: p.id, name: p.name, lat: at.lat, lon: at.lon, radiusM: CHARTER_PLACE_RADIUS_M };
-    });
-    for (const [operatorId, vehicleIds] of byOperator) {
-      contracts.push({
-        id: `sim-contract-${def.id}-${operatorId}`,
-        pack: 'sp-fretamento',
-        operatorId,
-        kind: 'continuo',
-        client: def.name,
-        vehicleIds,
-        route: { type: 'LineString', coordinates: route.map((p) => [p.lon, p.lat] as [number, number]) },
-        boardingPlaces: places,
-        alightingPlaces: places,
-        schedule: [{ daysOfWeek: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }],
-        validFrom: VALID_FROM,
-      });
-    }
-  }
-  return contracts;
+  return charterContractBodies(roster, VALID_FROM.slice(0, 10)).map(({ kind, validUntil, ...c }) => ({
+    ...c,
+    pack: 'sp-fretamento' as const,
+    kind: kind === 'fretamento-eventual' ? ('eventual' as const) : ('continuo' as const),
+    validFrom: VALID_FROM,
+    validUntil: validUntil ?? null,
+  }));
 }
 
 /** Where the shared reference data lives (VIGIA_SHARED_DATA, or ../shared/data beside the repository). */

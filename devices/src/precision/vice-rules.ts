@@ -53,6 +53,20 @@ export const VICE_RULES: readonly ViceRule[] = [
   },
   { vice: 'overload', label: 'standing passengers', pack: 'sp-fretamento', ruleId: 'FRET_OVER_CAPACITY' },
   {
+    vice: 'boardsAtRegularStops',
+    label: 'boards at regular-service stops',
+    pack: 'sp-fretamento',
+    ruleId: 'FRET_BOARDING_AT_REGULAR_STOP',
+    // Three stops in one trip are a regular service; a boarding off the declared places is also off-itinerary.
+    alsoExplains: ['FRET_REGULAR_SERVICE_PATTERN', 'FRET_ROUTE_DEVIATION'],
+  },
+  {
+    vice: 'contractLapsed',
+    label: 'no contract in force',
+    pack: 'sp-fretamento',
+    ruleId: 'FRET_NO_CONTRACT_IN_FORCE',
+  },
+  {
     vice: 'inspectionOverdue',
     label: 'vistoria two years old',
     pack: 'sp-fretamento',

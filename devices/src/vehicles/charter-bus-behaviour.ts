@@ -1,7 +1,9 @@
 import type { Vices } from '../fleet/vices.js';
+import { distanceM, distanceToSegmentM, type LatLon } from '../geo.js';
 import type { DriverProfile } from '../motion/driver-profile.js';
-import { planStops } from '../motion/planned-stops.js';
+import { type PlannedStop, planStops } from '../motion/planned-stops.js';
 import type { TrafficConditions } from '../motion/traffic.js';
+import type { RoutePath } from '../network/route-path.js';
 import type { Random } from '../random.js';
 import type { CharterLine, Direction } from './charter-line.js';
 import { DriveActivity } from './drive-activity.js';
@@ -16,6 +18,14 @@ const SHORT_LAYOVER_SHARE = 0.15;
 const ENGINE_OFF_LAYOVER_S = 10 * 60;
 /** Share of the seats taken on a trip. */
 const LOAD_FACTOR: readonly [number, number] = [0.5, 0.95];
+/** Share of the seats its contract's passengers take on a bus that also sells seats at regular stops. */
+const CLANDESTINE_LOAD_FACTOR: readonly [number, number] = [0.3, 0.5];
+/** A regular-service stop this close to the route is one the bus can pull over at. */
+const STOP_REACH_M = 20;
+/** Fare-paying passengers taken on at each regular-service stop (a clandestine service, a vice). */
+const BOARDINGS_AT_REGULAR_STOP: readonly [number, number] = [2, 4];
+/** How long such a bus waits at a regular-service stop for its fares, door open (s). */
+const PULL_OVER_WAIT_S: readonly [number, number] = [120, 200];
 
 export interface CharterBusOptions {
   line: CharterLine;
@@ -28,6 +38,8 @@ export interface CharterBusOptions {
   start: { direction: Direction; layoverS: number };
   /** A dishonest operator's habits (fleet/vices.ts): standing passengers, short layovers; absent: honest. */
   vices?: Vices;
+  /** The city's regular-service bus stops, where a bus with the vice `boardsAtRegularStops` pulls over. */
+  regularStops?: readonly LatLon[];
 }
 
 type Phase = 'layover' | 'dwell' | 'drive';
@@ -92,7 +104,9 @@ export class CharterBusBehaviour implements Behaviour {
   private planTrip(): void {
     const rng = this.o.rng;
     const boarding = this.o.line.boardingPlaces[this.direction];
-    const seated = Math.round(this.o.capacity * rng.range(LOAD_FACTOR[0], LOAD_FACTOR[1]));
+    // A bus running a clandestine service leaves with seats to sell at the regular stops on its way.
+    const load = this.o.vices?.boardsAtRegularStops ? CLANDESTINE_LOAD_FACTOR : LOAD_FACTOR;
+    const seated = Math.round(this.o.capacity * rng.range(load[0], load[1]));
     // An overloading operator fills every seat and then some.
     const total = this.standing > 0 ? this.o.capacity + this.standing : seated;
     const weights = Array.from({ length: boarding }, () => rng.range(0.5, 1.5));
@@ -172,6 +186,56 @@ export class CharterBusBehaviour implements Behaviour {
     if (!leg) throw new Error(`Charter line ${this.o.line.def.id}: no leg ${this.at} (${this.direction})`);
     const profile = this.o.profiles.get(state.driverId ?? '') ?? [...this.o.profiles.values()][0];
     if (!profile) throw new Error(`Charter bus on ${this.o.line.def.id} has no driver profile`);
-    return new DriveActivity(leg, profile, this.o.traffic, planStops(leg, this.o.rng));
+    return new DriveActivity(leg, profile, this.o.traffic, this.stopsOn(leg));
   }
+
+  /**
+   * The halts of a leg: lights and jams, and — for a bus running a clandestine service — a pull-over
+   * at each regular-service stop on it, door open, boarding a few passengers while seats are free.
+   */
+  private stopsOn(leg: RoutePath): PlannedStop[] {
+    const planned = planStops(leg, this.o.rng);
+    if (!this.o.vices?.boardsAtRegularStops) return planned;
+    const pullOvers = (this.o.regularStops ?? []).flatMap((stop) => {
+      const s = positionAlong(leg, stop);
+      return s === undefined || s < 30 || s > leg.lengthM - 30 ? [] : [this.pullOver(s)];
+    });
+    if (pullOvers.length === 0) return planned;
+    const clear = planned.filter((p) => pullOvers.every((q) => Math.abs(p.s - q.s) > 40));
+    return [...clear, ...pullOvers].sort((a, b) => a.s - b.s);
+  }
+
+  private pullOver(s: number): PlannedStop {
+    const rng = this.o.rng;
+    const actions: TimedAction[] = [{ atS: rng.range(2, 4), apply: (st) => (st.doorOpen = true) }];
+    // The bus waits at the stop for its fares, taking them on as they come: minutes, not seconds.
+    const waitS = rng.range(PULL_OVER_WAIT_S[0], PULL_OVER_WAIT_S[1]);
+    const wanted = Math.round(rng.range(BOARDINGS_AT_REGULAR_STOP[0], BOARDINGS_AT_REGULAR_STOP[1]));
+    for (let i = 0; i < wanted; i++) {
+      actions.push({
+        atS: 8 + ((waitS - 20) * i) / Math.max(1, wanted - 1),
+        apply: (st) => {
+          if (st.passengers >= this.o.capacity + this.standing) return;
+          st.passengers++;
+          st.boardingsSinceReport++;
+        },
+      });
+    }
+    actions.push({ atS: waitS, apply: (st) => (st.doorOpen = false) });
+    return { s, durationS: waitS + rng.range(5, 10), kind: 'halt', actions };
+  }
+}
+
+/** Distance along `path` (m) of the point nearest `p`, if `p` is within STOP_REACH_M of it. */
+function positionAlong(path: RoutePath, p: LatLon): number | undefined {
+  let best: { d: number; s: number } | undefined;
+  for (let i = 1; i < path.points.length; i++) {
+    const a = path.points[i - 1] as LatLon;
+    const b = path.points[i] as LatLon;
+    const d = distanceToSegmentM(p, a, b);
+    if (d > STOP_REACH_M || (best && best.d <= d)) continue;
+    const fromA = Math.sqrt(Math.max(0, distanceM(a, p) ** 2 - d * d));
+    best = { d, s: (path.cumM[i - 1] as number) + Math.min(fromA, distanceM(a, b)) };
+  }
+  return best?.s;
 }

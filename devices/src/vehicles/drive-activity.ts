@@ -25,6 +25,8 @@ export class DriveActivity implements Activity {
   private s = 0;
   private nextStop = 0;
   private haltRemainingS = 0;
+  /** The next of the current stop's actions to apply. */
+  private haltAction = 0;
   private finished = false;
   /** Current speed, m/s. */
   private speed: number;
@@ -85,7 +87,9 @@ export class DriveActivity implements Activity {
       const used = Math.min(dtS, this.haltRemainingS);
       this.haltRemainingS -= used;
       this.place(state, 0);
-      if (this.haltRemainingS <= 1e-9) {
+      const done = this.haltRemainingS <= 1e-9;
+      this.applyHaltActions(state, done ? Number.POSITIVE_INFINITY : this.haltedForS);
+      if (done) {
         this.current = undefined;
         this.nextStop++;
       }
@@ -111,6 +115,7 @@ export class DriveActivity implements Activity {
       if (stop) {
         this.current = stop;
         this.haltRemainingS = stop.durationS;
+        this.haltAction = 0;
       } else {
         this.finished = true;
       }
@@ -122,6 +127,15 @@ export class DriveActivity implements Activity {
     this.speed = nextSpeed;
     this.place(state, nextSpeed);
     return dtS;
+  }
+
+  /** The current stop's actions due by `haltedS` (all that are left when the stop ends). */
+  private applyHaltActions(state: VehicleState, haltedS: number): void {
+    const actions = this.current?.actions ?? [];
+    for (let next = actions[this.haltAction]; next && next.atS <= haltedS; next = actions[this.haltAction]) {
+      next.apply(state);
+      this.haltAction++;
+    }
   }
 
   private place(state: VehicleState, speedMs: number): void {
