@@ -1,18 +1,23 @@
 /**
- * `npm run bench:ingest`: records per second through `POST /v1/telemetry` into PostgreSQL at
- * batch sizes 1, 100 and 1000, the same rows loaded by a bare COPY as the ceiling, and the
- * Teltonika TCP path and the GT06 (Concox) TCP path with 1 000 devices connected at once each
- * (records/s, and the ingest process's CPU per record from /proc). The
- * ingest service runs as its own process (the built `ingest/dist/main.js`), so the load
- * generator's cost is not counted against it; the database is a scratch one on the local
- * server (TEST_PG_URL, default the machine's PostgreSQL), dropped at the end. A script that
- * prints figures, not a test. BENCH_PATHS (comma-separated: http, copy, teltonika, gt06; default
- * all) runs only some paths, e.g. on a shared machine.
+ * `npm run bench:ingest`: what the ingest service costs per record on this machine, path by path:
+ * one record per `POST /v1/telemetry` (how trackers send), batches of 1 000, and the Teltonika and
+ * GT06 TCP gateways with every device connected at once; each with every rule of the vehicles'
+ * packs on (the ingest's default), against a bare COPY of the same kind of rows in the same run.
+ *
+ * How it measures (README, Development):
+ * - The ingest runs as its own process (the built `ingest/dist/main.js`) on a scratch database on
+ *   the local server (TEST_PG_URL, default the machine's PostgreSQL), dropped at the end.
+ * - HTTP load comes from autocannon in a child process of its own (http-load.ts), every request
+ *   made before the clock starts, every record sent once; TCP devices are raw sockets here.
+ * - Ingest CPU: from its /metrics (prom-client's process counters) or /proc, before the load and
+ *   once the process is quiet after it (the rules judge after the ACK), so µs/record holds the
+ *   rule work; the busy share is the CPU of the load window over its wall time.
+ * - After each scenario the rows of its day are counted: lost = sent − stored.
+ * A script that prints figures, not a test. Knobs: bench-options.ts (BENCH_PATHS, BENCH_SCALE, …).
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,54 +25,33 @@ import { hashToken } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { location22, login } from '../gateways/gt06/gt06-device-packets.js';
-import { encodeImeiHandshake, encodeTcpFrame } from '../gateways/teltonika/avl-encoder.js';
-import { type AvlRecord, CODEC_8_EXTENDED } from '../gateways/teltonika/avl-record.js';
+import { benchOptions } from './bench-options.js';
+import { COPY_COLUMNS, copyLine, makeSamples } from './bench-samples.js';
+import { formatTable, recordsPerSecond, type ScenarioRow } from './bench-table.js';
+import { type HttpLoadArgsInput, httpLoadMessageSchema } from './http-load-protocol.js';
+import { type CpuReader, ingestCpuReader } from './ingest-cpu.js';
+import { type LoadOutcome, measureLoad } from './scenario-measure.js';
+import { GT06_LOAD, gt06Load, registerFleet, TELTONIKA_LOAD, teltonikaLoad, trackerFleet } from './tracker-load.js';
 
 const DEVICES = 200;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const RECORDS: Record<number, number> = { 1: 20_000, 100: 200_000, 1000: 400_000 };
-const PATHS = new Set((process.env.BENCH_PATHS ?? 'http,copy,teltonika,gt06').split(',').map((s) => s.trim()));
+const DEVICE_TOKEN_PREFIX = 'bench-device-token-';
+const DAY_MS = 86_400_000;
+const options = benchOptions(process.env);
 
-interface Sample {
-  deviceId: string;
-  ts: string;
-  lat: number;
-  lon: number;
-  speedKmh: number;
-  headingDeg: number;
-  ignition: boolean;
-  passengers: number;
-  meter: { state: 'hired'; tariff: 1; fareCents: number; tripId: string };
-  tacho: { speedKmh: number; driverId: string };
+interface RunningIngest {
+  child: ChildProcess;
+  url: string;
+  teltonikaPort: number;
+  gt06Port: number;
 }
 
-function makeSamples(count: number, startMs: number, run: number): Sample[] {
-  return Array.from({ length: count }, (_, i) => {
-    const d = i % DEVICES;
-    const step = Math.floor(i / DEVICES);
-    return {
-      deviceId: `BENCH-${d}`,
-      ts: new Date(startMs + run * 86_400_000 + step * 1000).toISOString(),
-      lat: -15.79 + step * 1e-5,
-      lon: -47.88 + d * 1e-3,
-      speedKmh: 40,
-      headingDeg: 90,
-      ignition: true,
-      passengers: 2,
-      meter: { state: 'hired', tariff: 1, fareCents: 500 + step, tripId: `t-${d}` },
-      tacho: { speedKmh: 39, driverId: `D-${d}` },
-    };
-  });
-}
-
-async function main() {
-  const scratch = await createScratchDatabase('vigia_bench');
+/** Starts the built ingest service on `databaseUrl`; resolves once it serves, with its ports. */
+async function startIngest(databaseUrl: string): Promise<RunningIngest> {
   const child = spawn(process.execPath, [new URL('../main.js', import.meta.url).pathname], {
     env: {
       PATH: process.env.PATH ?? '',
-      DATABASE_URL: scratch.url,
+      DATABASE_URL: databaseUrl,
       ADMIN_TOKEN,
       PORT: '0',
       OSMAND_PORT: '0',
@@ -77,352 +61,248 @@ async function main() {
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       INGEST_MAX_PENDING_RECORDS: '1000000',
+      // The bench measures capacity: a request shed with 503 would be records lost, not a cost.
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       ...(process.env.INGEST_BATCH_MAX_WAIT_MS
         ? { INGEST_BATCH_MAX_WAIT_MS: process.env.INGEST_BATCH_MAX_WAIT_MS }
         : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let url = '';
-  let teltonikaPort = 0;
-  let gt06Port = 0;
+  const running = { child, url: '', teltonikaPort: 0, gt06Port: 0 };
   for await (const line of createInterface({ input: child.stdout! })) {
     const entry = JSON.parse(line) as { msg?: string; url?: string; port?: number };
-    if (entry.msg === 'Teltonika gateway listening (TCP)' && entry.port) teltonikaPort = entry.port;
-    if (entry.msg === 'GT06 gateway listening (TCP)' && entry.port) gt06Port = entry.port;
+    if (entry.msg === 'Teltonika gateway listening (TCP)' && entry.port) running.teltonikaPort = entry.port;
+    if (entry.msg === 'GT06 gateway listening (TCP)' && entry.port) running.gt06Port = entry.port;
     if (entry.msg === 'ingest service running' && entry.url) {
-      url = entry.url;
+      running.url = entry.url;
       break;
     }
   }
+  if (!running.url) throw new Error('the ingest service exited before it served');
   // Keep draining the service's log so a full pipe never stalls it.
   child.stdout?.resume();
-  const db = new pg.Client({ connectionString: scratch.url });
-  await db.connect();
-  const tokens: string[] = [];
-  try {
-    await db.query(`INSERT INTO operators (id, name, pack) VALUES ('bench', 'Bench', 'df-taxi')`);
-    const rows = Array.from({ length: DEVICES }, (_, d) => {
-      const token = `bench-device-token-${d}`;
-      tokens.push(token);
-      return { d, hash: hashToken(token) };
+  return running;
+}
+
+/** The HTTP fleet: DEVICES taxis of the bench operator (pack df-taxi), each device with its own token. */
+async function registerHttpFleet(db: pg.Client): Promise<void> {
+  await db.query(`INSERT INTO operators (id, name, pack) VALUES ('bench', 'Bench', 'df-taxi')`);
+  const ids = Array.from({ length: DEVICES }, (_, d) => d);
+  await db.query(
+    `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
+     SELECT 'v' || d, 'BEN' || lpad(d::text, 4, '0'), 'df-taxi', 'taxi', 4, 'bench' FROM unnest($1::int[]) d`,
+    [ids],
+  );
+  await db.query(
+    `INSERT INTO devices (id, vehicle_id, identifier, token_hash)
+     SELECT 'd' || d, 'v' || d, 'BENCH-' || d, h FROM unnest($1::int[], $2::text[]) AS x(d, h)`,
+    [ids, ids.map((d) => hashToken(`${DEVICE_TOKEN_PREFIX}${d}`))],
+  );
+}
+
+/**
+ * The rules judge a sample only for a registered vehicle with a pack: checks that every bench
+ * device is one, and says what the rules run for.
+ */
+async function rulesCoverage(db: pg.Client): Promise<string> {
+  const { rows } = await db.query<{ pack: string | null; n: number }>(
+    `SELECT v.pack, count(*)::int AS n FROM devices d LEFT JOIN vehicles v ON v.id = d.vehicle_id
+     GROUP BY v.pack ORDER BY v.pack`,
+  );
+  if (rows.some((r) => !r.pack)) throw new Error('a bench device has no vehicle with a pack: its rules would not run');
+  return rows.map((r) => `${r.n} vehicles of ${r.pack}`).join(', ');
+}
+
+/** Rows stored with timestamps in the day starting at `dayStartMs`. */
+async function storedInDay(db: pg.Client, dayStartMs: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM telemetry WHERE ts >= $1 AND ts < $2',
+    [new Date(dayStartMs), new Date(dayStartMs + DAY_MS)],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * One HTTP scenario: the load generator (http-load.js) as a child process, started once its
+ * requests are made (`begin` reads the ingest's CPU first).
+ */
+function httpLoad(args: HttpLoadArgsInput): (begin: () => Promise<void>) => Promise<LoadOutcome> {
+  return async (begin) => {
+    const child = spawn(process.execPath, [new URL('./http-load.js', import.meta.url).pathname, JSON.stringify(args)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
-    await db.query(
-      `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
-       SELECT 'v' || d, 'BEN' || lpad(d::text, 4, '0'), 'df-taxi', 'taxi', 4, 'bench' FROM unnest($1::int[]) d`,
-      [rows.map((r) => r.d)],
-    );
-    await db.query(
-      `INSERT INTO devices (id, vehicle_id, identifier, token_hash)
-       SELECT 'd' || d, 'v' || d, 'BENCH-' || d, h FROM unnest($1::int[], $2::text[]) AS x(d, h)`,
-      [rows.map((r) => r.d), rows.map((r) => r.hash)],
-    );
-
-    if (PATHS.has('http') || PATHS.has('copy')) {
-      console.log(`HTTP ingest into PostgreSQL, ${DEVICES} devices, ${CONCURRENCY} concurrent clients`);
-      console.log('batch size | records | seconds | records/s');
+    const exited = once(child, 'exit');
+    for await (const line of createInterface({ input: child.stdout! })) {
+      const message = httpLoadMessageSchema.parse(JSON.parse(line));
+      if (message.type === 'ready') {
+        await begin();
+        child.stdin?.end('go\n');
+        continue;
+      }
+      const [code] = await exited;
+      if (code !== 0) throw new Error(`the load generator exited with ${code}`);
+      if (message.notOk + message.errors + message.timeouts > 0)
+        console.warn(
+          `  ${message.notOk} answers other than 200, ${message.errors} errors, ${message.timeouts} timeouts`,
+        );
+      return {
+        sent: message.requestsSent * args.batchSize,
+        seconds: message.seconds,
+        latencyMs: message.latencyMs,
+      };
     }
-    const startMs = Date.now() - 30 * 86_400_000;
-    // Each run writes its own day, so no run's rows are duplicates of another's.
-    let run = 0;
-    for (const size of PATHS.has('http') ? [1, 100, 1000] : []) {
-      run++;
-      const samples = makeSamples(RECORDS[size] ?? 10_000, startMs, run);
-      const bodies: string[] = [];
-      for (let i = 0; i < samples.length; i += size) bodies.push(JSON.stringify(samples.slice(i, i + size)));
-      let next = 0;
-      let accepted = 0;
-      const t = performance.now();
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          for (let i = next++; i < bodies.length; i = next++) {
-            const res = await fetch(`${url}/v1/telemetry`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-              body: bodies[i],
-            });
-            const body = (await res.json()) as { accepted?: number };
-            if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
-            accepted += body.accepted ?? 0;
-          }
-        }),
-      );
-      const s = (performance.now() - t) / 1000;
-      if (accepted !== samples.length) throw new Error(`accepted ${accepted} of ${samples.length}`);
-      console.log(
-        `${String(size).padStart(10)} | ${String(samples.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(samples.length / s)}`,
-      );
-    }
+    const [code] = await exited;
+    throw new Error(`the load generator exited with ${code} before its report`);
+  };
+}
 
-    if (PATHS.has('copy')) await benchCopy(scratch.url, startMs, ++run);
-    const pid = child.pid as number;
-    if (PATHS.has('teltonika')) await benchTeltonika(db, teltonikaPort, startMs + 10 * 86_400_000, pid);
-    if (PATHS.has('gt06')) await benchGt06(db, gt06Port, startMs + 12 * 86_400_000, pid);
+/** The ceiling: `records` rows of the same kind straight into the table by COPY on one connection. */
+async function bareCopy(url: string, records: number, dayStartMs: number): Promise<ScenarioRow['measurement']> {
+  const rows = makeSamples(records, DEVICES, dayStartMs);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // The text made before the clock starts, in chunks of a thousand lines: what is timed is the
+    // database taking the rows, as cheaply as a client can hand them over.
+    const receivedAt = new Date().toISOString();
+    const chunks: string[] = [];
+    for (let i = 0; i < rows.length; i += 1000)
+      chunks.push(
+        rows
+          .slice(i, i + 1000)
+          .map((r) => copyLine(r, receivedAt))
+          .join(''),
+      );
+    const t = performance.now();
+    await pipeline(Readable.from(chunks), client.query(copyFrom(`COPY telemetry (${COPY_COLUMNS}) FROM STDIN`)));
+    return { sent: records, seconds: (performance.now() - t) / 1000 };
   } finally {
-    await db.end();
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-    await scratch.drop();
+    await client.end();
   }
 }
 
-/** The ceiling: the same kind of rows, straight into the table by COPY on one connection. */
-async function benchCopy(url: string, startMs: number, run: number): Promise<void> {
-  const copyRows = makeSamples(RECORDS[1000] ?? 100_000, startMs, run);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const t = performance.now();
-  const lines = Readable.from(
-    (function* () {
-      for (const r of copyRows) {
-        yield `${r.ts}\td${r.deviceId.slice(6)}\tv${r.deviceId.slice(6)}\t${new Date().toISOString()}\t${r.lat}\t${r.lon}\t${r.speedKmh}\t${r.headingDeg}\t\\N\tt\t\\N\t${r.passengers}\t\\N\t\\N\t\\N\thired\t1\t${r.meter.fareCents}\t${r.meter.tripId}\t${r.tacho.speedKmh}\t${r.tacho.driverId}\t0\t0\n`;
-      }
-    })(),
-  );
-  await pipeline(
-    lines,
-    client.query(
-      copyFrom(`COPY telemetry (ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m,
-        ignition, door_open, passengers, children_under7, boardings, alightings, meter_state, meter_tariff,
-        meter_fare_cents, meter_trip_id, tacho_speed_kmh, tacho_driver_id, dist_m, dt_s) FROM STDIN`),
-    ),
-  );
-  const s = (performance.now() - t) / 1000;
-  await client.end();
+const describeLoad = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+
+async function main() {
   console.log(
-    `bare COPY  | ${String(copyRows.length).padStart(7)} | ${s.toFixed(2).padStart(7)} | ${Math.round(copyRows.length / s)}`,
+    `machine: ${availableParallelism()} cores, load average (1 / 5 / 15 min) ${describeLoad()}; node ${process.version}`,
   );
-}
+  const scratch = await createScratchDatabase('vigia_bench');
+  const ingest = await startIngest(scratch.url);
+  const db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  const rows: ScenarioRow[] = [];
+  let copyRate: number | undefined;
+  try {
+    const { scenarios } = options;
+    const teltonika = trackerFleet('teltonika', options.teltonikaDevices);
+    const gt06 = trackerFleet('gt06', options.gt06Devices);
+    await registerHttpFleet(db);
+    if (scenarios.has('teltonika')) await registerFleet(db, teltonika);
+    if (scenarios.has('gt06')) await registerFleet(db, gt06);
+    console.log(`rules on for ${await rulesCoverage(db)}`);
+    const cpu: CpuReader = await ingestCpuReader(ingest.url, ADMIN_TOKEN, ingest.child.pid as number);
+    console.log(
+      `ingest CPU from ${cpu.source === 'metrics' ? 'its /metrics (process_cpu_user/system_seconds_total)' : `/proc/${ingest.child.pid}/stat (no CPU counters in /metrics yet)`}`,
+    );
 
-/** A fleet of trackers registered for one protocol gateway, each in a vehicle of its own. */
-interface TrackerFleet {
-  protocol: 'teltonika' | 'gt06';
-  devices: number;
-  /**
-   * How device `n`'s names are made: registry ids `<registry>v<n>` (vehicle) and `<registry>d<n>`
-   * (device), plate `<plate>` and `n` on 4 digits, IMEI `<imei>` and `n` on 13 digits.
-   */
-  prefixes: { registry: string; plate: string; imei: string };
-  vehicle: { pack: string; serviceType: string; capacity: number };
-}
-
-/**
- * Buses on Teltonika trackers, taxis on GT06 ones: BENCH_TELTONIKA_DEVICES and BENCH_GT06_DEVICES
- * of them, 1 000 each by default.
- */
-const FLEETS: Record<TrackerFleet['protocol'], TrackerFleet> = {
-  teltonika: {
-    protocol: 'teltonika',
-    devices: Number(process.env.BENCH_TELTONIKA_DEVICES ?? 1000),
-    prefixes: { registry: 't', plate: 'TLT', imei: '35' },
-    vehicle: { pack: 'sp-fretamento', serviceType: 'fretamento-continuo', capacity: 44 },
-  },
-  gt06: {
-    protocol: 'gt06',
-    devices: Number(process.env.BENCH_GT06_DEVICES ?? 1000),
-    prefixes: { registry: 'g', plate: 'GTS', imei: '86' },
-    vehicle: { pack: 'df-taxi', serviceType: 'taxi', capacity: 4 },
-  },
-};
-
-const imeiOf = (fleet: TrackerFleet, d: number) => `${fleet.prefixes.imei}${String(d).padStart(13, '0')}`;
-
-/** One benchmark device's side of its protocol: what it says first, and how it reads the gateway's answers. */
-interface BenchDevice {
-  greeting: Buffer;
-  /**
-   * Reads one answer at the start of `received`: undefined while it is incomplete; otherwise the
-   * bytes it took, what to send next, and, once the device is through, the records acknowledged.
-   */
-  answer(received: Buffer): { consumed: number; send?: Buffer; done?: number } | undefined;
-}
-
-/** Runs `device` against the gateway on `port` until it is through; resolves with the records acknowledged. */
-function runBenchDevice(port: number, name: string, device: BenchDevice): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let buffer = Buffer.alloc(0);
-    socket.setTimeout(60_000, () => socket.destroy(new Error(`${name} timed out`)));
-    socket.on('error', reject);
-    socket.on('connect', () => socket.write(device.greeting));
-    socket.on('data', (chunk) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      try {
-        for (let step = device.answer(buffer); step; step = device.answer(buffer)) {
-          buffer = buffer.subarray(step.consumed);
-          if (step.send) socket.write(step.send);
-          if (step.done !== undefined) {
-            socket.end();
-            resolve(step.done);
-            return;
-          }
-        }
-      } catch (err) {
-        socket.destroy();
-        reject(err);
-      }
-    });
-  });
-}
-
-/**
- * Registers `fleet`, runs all its devices against the gateway on `port` at once, and prints
- * records/s and the ingest process's CPU per record.
- */
-async function benchTrackers(
-  db: pg.Client,
-  pid: number,
-  port: number,
-  fleet: TrackerFleet,
-  title: string,
-  device: (d: number) => BenchDevice,
-): Promise<void> {
-  const { prefixes, devices } = fleet;
-  await db.query(
-    `INSERT INTO vehicles (id, plate, pack, service_type, capacity, operator_id)
-     SELECT $2::text || 'v' || d, $3::text || lpad(d::text, 4, '0'), $4::text, $5::text, $6::int, 'bench'
-     FROM generate_series(0, $1::int - 1) d`,
-    [devices, prefixes.registry, prefixes.plate, fleet.vehicle.pack, fleet.vehicle.serviceType, fleet.vehicle.capacity],
-  );
-  await db.query(
-    `INSERT INTO devices (id, vehicle_id, identifier, protocol, token_hash)
-     SELECT $2::text || 'd' || d, $2::text || 'v' || d, $3::text || lpad(d::text, 13, '0'), $4::text, md5(random()::text)
-     FROM generate_series(0, $1::int - 1) d`,
-    [devices, prefixes.registry, prefixes.imei, fleet.protocol],
-  );
-  const t = performance.now();
-  const cpu = cpuSeconds(pid);
-  const runs = Array.from({ length: devices }, (_, d) =>
-    runBenchDevice(port, `${fleet.protocol} device ${d}`, device(d)),
-  );
-  const acked = (await Promise.all(runs)).reduce((a, b) => a + b, 0);
-  const s = (performance.now() - t) / 1000;
-  const cpuUs = ((cpuSeconds(pid) - cpu) / acked) * 1e6;
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM telemetry WHERE device_id LIKE $1', [
-    `${prefixes.registry}d%`,
-  ]);
-  console.log(title);
-  console.log(`acknowledged | stored | seconds | records/s | ingest CPU µs/record`);
-  console.log(
-    `${String(acked).padStart(12)} | ${String(rows[0]?.n).padStart(6)} | ${s.toFixed(2).padStart(7)} | ${String(Math.round(acked / s)).padStart(9)} | ${cpuUs.toFixed(0)}`,
-  );
-}
-
-/** User + system CPU seconds of a process so far (Linux /proc; clock ticks at the usual 100 Hz). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * Teltonika Codec 8 Extended over TCP: BENCH_TELTONIKA_DEVICES devices connected at once, each
- * sending packets of records and waiting for each packet's ACK (sent only once the records are
- * durable).
- */
-async function benchTeltonika(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
-  const fleet = FLEETS.teltonika;
-  const packets = 10;
-  const perPacket = 10;
-  const record = (d: number, k: number): AvlRecord => ({
-    timestampMs: startMs + k * 1000,
-    priority: 0,
-    gps: {
-      longitude: -46.63 + d * 1e-4,
-      latitude: -23.55 - k * 1e-5,
-      altitudeM: 760,
-      angleDeg: 180,
-      satellites: 9,
-      speedKmh: 40,
-    },
-    eventIoId: 0,
-    io: [{ id: 239, kind: 'int', bytes: 1, value: 1n }],
-  });
-  const device = (d: number): BenchDevice => {
-    let handshaken = false;
-    let sent = 0;
-    let acked = 0;
-    const nextPacket = () => {
-      const k = sent++;
-      return encodeTcpFrame(
-        CODEC_8_EXTENDED,
-        Array.from({ length: perPacket }, (_, j) => record(d, k * perPacket + j)),
+    // Each scenario writes a day of its own, a month back: its rows are counted by their day.
+    const firstDayMs = Math.floor((Date.now() - 30 * DAY_MS) / DAY_MS) * DAY_MS;
+    let day = 0;
+    const run = async (scenario: string, load: (begin: () => Promise<void>) => Promise<LoadOutcome>, dayMs: number) => {
+      const measurement = await measureLoad(cpu, load);
+      const row = { scenario, stored: await storedInDay(db, dayMs), measurement };
+      rows.push(row);
+      console.log(
+        `${scenario}: ${row.stored} of ${measurement.sent} records stored in ${measurement.seconds.toFixed(2)} s, ${Math.round(recordsPerSecond(row))} records/s; ingest CPU ${measurement.totalCpuS.toFixed(2)} s (${measurement.tailS.toFixed(1)} s of rule backlog after the last answer)`,
       );
     };
-    return {
-      greeting: encodeImeiHandshake(imeiOf(fleet, d)),
-      answer(received) {
-        if (!handshaken) {
-          if (received.length < 1) return undefined;
-          if (received[0] !== 1) throw new Error(`device ${d} refused`);
-          handshaken = true;
-          return { consumed: 1, send: nextPacket() };
-        }
-        if (received.length < 4) return undefined;
-        acked += received.readUInt32BE(0);
-        return sent < packets ? { consumed: 4, send: nextPacket() } : { consumed: 4, done: acked };
-      },
-    };
-  };
-  await benchTrackers(
-    db,
-    pid,
-    port,
-    fleet,
-    `Teltonika Codec 8E over TCP, ${fleet.devices} devices connected at once, ${packets} packets of ${perPacket} records each`,
-    device,
-  );
-}
+    const http = (batchSize: number, records: number, dayMs: number): HttpLoadArgsInput => ({
+      url: ingest.url,
+      records,
+      batchSize,
+      devices: DEVICES,
+      dayStartMs: dayMs,
+      connections: options.connections,
+      auth:
+        batchSize === 1
+          ? { kind: 'device', tokenPrefix: DEVICE_TOKEN_PREFIX }
+          : { kind: 'gateway', token: ADMIN_TOKEN },
+    });
 
-/**
- * GT06 over TCP: BENCH_GT06_DEVICES devices connected at once, each logging in, then sending its
- * positions (0x22) in windows of 10 packets (one record each) and waiting for their serial echoes,
- * which come only once the records are durable.
- */
-async function benchGt06(db: pg.Client, port: number, startMs: number, pid: number): Promise<void> {
-  const fleet = FLEETS.gt06;
-  const windows = 10;
-  const perWindow = 10;
-  const ANSWER = 10;
-  const device = (d: number): BenchDevice => {
-    let answers = 0;
-    let sent = 0;
-    const nextWindow = () => {
-      const packets: Buffer[] = [];
-      for (let j = 0; j < perWindow; j++, sent++) {
-        const fix = {
-          clockMs: startMs + sent * 1000,
-          lat: -15.79 - sent * 1e-5,
-          lon: -47.88 + d * 1e-4,
-          speedKmh: 40,
-          course: 180,
-        };
-        packets.push(location22(fix, true, (sent + 1) & 0xffff));
-      }
-      return Buffer.concat(packets);
-    };
-    return {
-      greeting: login(imeiOf(fleet, d), 0),
-      answer(received) {
-        if (received.length < ANSWER) return undefined;
-        answers++;
-        // The login's answer, then each window's last answer opens the next window.
-        if (answers !== 1 && (answers - 1) % perWindow !== 0) return { consumed: ANSWER };
-        return sent < windows * perWindow
-          ? { consumed: ANSWER, send: nextWindow() }
-          : { consumed: ANSWER, done: answers - 1 };
-      },
-    };
-  };
-  await benchTrackers(
-    db,
-    pid,
-    port,
-    fleet,
-    `GT06 (Concox) 0x22 over TCP, ${fleet.devices} devices connected at once, ${windows} windows of ${perWindow} packets (one record each)`,
-    device,
-  );
+    // Not measured: every HTTP device's token and vehicle in the ingest's caches, the rules'
+    // registry reloaded with the bench's vehicles and each vehicle's state begun, the hot paths
+    // compiled. A fleet in service runs in that state; the first seconds after a start are not
+    // what the bench is after. Days before the first scenario's, so no row collides.
+    const warmUp = [
+      http(1, DEVICES * 10, firstDayMs - DAY_MS),
+      http(options.batchSize, 20 * options.batchSize, firstDayMs - 2 * DAY_MS),
+    ];
+    for (const args of warmUp) await measureLoad(cpu, httpLoad(args));
+    console.log(`warm-up: ${warmUp.reduce((n, a) => n + a.records, 0)} records over HTTP, not measured`);
+
+    if (scenarios.has('http1')) {
+      const dayMs = firstDayMs + ++day * DAY_MS;
+      await run(
+        `HTTP, 1 record/request, ${options.connections} connections`,
+        httpLoad(http(1, options.singleRecords, dayMs)),
+        dayMs,
+      );
+    }
+    if (scenarios.has('http1000')) {
+      const dayMs = firstDayMs + ++day * DAY_MS;
+      await run(
+        `HTTP, ${options.batchSize} records/request, ${options.connections} connections`,
+        httpLoad(http(options.batchSize, options.batchRecords, dayMs)),
+        dayMs,
+      );
+    }
+    {
+      const dayMs = firstDayMs + ++day * DAY_MS;
+      const measurement = await bareCopy(scratch.url, options.batchRecords, dayMs);
+      const row = { scenario: 'bare COPY, 1 connection', stored: await storedInDay(db, dayMs), measurement };
+      rows.push(row);
+      copyRate = recordsPerSecond(row);
+      console.log(
+        `bare COPY: ${row.stored} records in ${measurement.seconds.toFixed(2)} s, ${Math.round(copyRate)} records/s`,
+      );
+    }
+    if (scenarios.has('teltonika')) {
+      const dayMs = firstDayMs + ++day * DAY_MS;
+      const { packets, perPacket } = TELTONIKA_LOAD;
+      await run(
+        `Teltonika TCP, ${teltonika.devices} devices × ${packets} packets of ${perPacket}`,
+        teltonikaLoad(ingest.teltonikaPort, teltonika, dayMs),
+        dayMs,
+      );
+    }
+    if (scenarios.has('gt06')) {
+      const dayMs = firstDayMs + ++day * DAY_MS;
+      const { windows, perWindow } = GT06_LOAD;
+      await run(
+        `GT06 TCP, ${gt06.devices} devices × ${windows} windows of ${perWindow}`,
+        gt06Load(ingest.gt06Port, gt06, dayMs),
+        dayMs,
+      );
+    }
+    const { rows: violations } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM violations');
+    console.log(`\nviolations stored by the rules during the run: ${violations[0]?.n ?? 0}`);
+    console.log(`ingest CPU source: ${cpu.source}; load average at the end ${describeLoad()}\n`);
+    console.log(formatTable(rows, copyRate));
+    console.log(
+      '\nµs/record: ingest CPU from the start of the load until the process is quiet again (rules included), per stored record;' +
+        '\nbusy: ingest CPU over wall time of the load window; p50/p99: per request (HTTP), per packet or window round trip (TCP).',
+    );
+  } finally {
+    await db.end();
+    ingest.child.kill('SIGTERM');
+    await once(ingest.child, 'exit');
+    await scratch.drop();
+  }
 }
 
 await main();

@@ -1,0 +1,58 @@
+/**
+ * The ingest process's own CPU time (user + system seconds), read before and after a scenario.
+ * Preferred source: its `GET /metrics`, prom-client's default `process_cpu_user_seconds_total`
+ * and `process_cpu_system_seconds_total` (`process.cpuUsage()`, µs resolution, what an operator's
+ * Prometheus sees). Until the service exposes them, /proc/<pid>/stat (Linux, 10 ms ticks): the
+ * bench says which one it used.
+ */
+import { readFileSync } from 'node:fs';
+
+export type CpuSource = 'metrics' | 'proc';
+
+export interface CpuReader {
+  source: CpuSource;
+  /** CPU seconds the process has used so far. */
+  read(): Promise<number>;
+}
+
+/** user + system CPU seconds from a Prometheus text exposition, or undefined when either is missing. */
+export function cpuSecondsFromMetrics(text: string): number | undefined {
+  const value = (name: string) => {
+    // A sample line: name, optional labels, value (an optional timestamp after it).
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm').exec(text);
+    const n = match?.[1] === undefined ? Number.NaN : Number(match[1]);
+    return Number.isFinite(n) ? n : undefined;
+  };
+  const user = value('process_cpu_user_seconds_total');
+  const system = value('process_cpu_system_seconds_total');
+  return user === undefined || system === undefined ? undefined : user + system;
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc; clock ticks at the usual 100 Hz). */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function scrape(url: string, token: string): Promise<string | undefined> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  return res.ok ? await res.text() : undefined;
+}
+
+/** A reader for the ingest at `url` (process `pid`): /metrics when it has the CPU counters, else /proc. */
+export async function ingestCpuReader(url: string, adminToken: string, pid: number): Promise<CpuReader> {
+  const first = await scrape(url, adminToken);
+  if (first !== undefined && cpuSecondsFromMetrics(first) !== undefined) {
+    return {
+      source: 'metrics',
+      async read() {
+        const seconds = cpuSecondsFromMetrics((await scrape(url, adminToken)) ?? '');
+        if (seconds === undefined) throw new Error('the CPU counters went missing from /metrics');
+        return seconds;
+      },
+    };
+  }
+  return { source: 'proc', read: async () => procCpuSeconds(pid) };
+}
