@@ -8,6 +8,7 @@ COPY ingest/package.json ingest/
 COPY api/package.json api/
 COPY devices/package.json devices/
 COPY dashboard/package.json dashboard/
+COPY load/package.json load/
 RUN npm ci
 COPY . .
 RUN npm run build && npm prune --omit=dev

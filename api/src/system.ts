@@ -4,7 +4,9 @@ import { createServiceRuntime } from '@vigia/ingest';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AlertService, registerAlerts } from './alerts/alert-service.js';
+import { registerAnalyticsRoutes } from './analytics/analytics-routes.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
+import { packTimeZonesOf } from './dashboard/pack-time-zones.js';
 import { type RunningDemo, startDemo } from './demo.js';
 import { type BestArrival, createBestArrival } from './dispatch/best-arrival.js';
 import { BookingStore } from './dispatch/booking-store.js';
@@ -13,11 +15,17 @@ import { registerDispatchReportRoutes } from './dispatch/dispatch-report-routes.
 import { DriverHub, driverFeedFrom } from './dispatch/driver-hub.js';
 import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
 import { DbStandQueues } from './dispatch/stand-queues.js';
+import { registerHistoryRoutes } from './history/history-routes.js';
 import { declaredVehiclesOf } from './live/declared-vehicles.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerNoticeRoutes } from './notices/notice-routes.js';
+import { registerPlaceRoutes } from './places/place-routes.js';
+import { RegistryPlaces } from './places/registry-places.js';
+import { streetsOf } from './places/street-data.js';
 import { importLimitsFrom } from './registry/import-limits.js';
 import { registerRegistryRoutes } from './registry/registry-routes.js';
+import { registerSearchRoutes } from './search/search-routes.js';
+import { registerSessionRoutes } from './session/session-routes.js';
 import { registerViolationRoutes } from './violations/violation-routes.js';
 
 export interface SystemComponents {
@@ -59,6 +67,7 @@ export async function startSystem(
   let driver: DriverHub | undefined;
   let alerts: AlertService | undefined;
   let standQueues: DbStandQueues | undefined;
+  let places: RegistryPlaces | undefined;
   let bestArrival: BestArrival | undefined;
   let bookings: Bookings | undefined;
   if (components.ingest) await ingest.register(app);
@@ -85,6 +94,32 @@ export async function startSystem(
     standQueues = new DbStandQueues({ db, bus, log });
     await registerStandQueueRoutes(app, { queues: standQueues });
     await registerDispatchReportRoutes(app, { db, maxDays: config.DISPATCH_REPORT_MAX_DAYS });
+    // Addresses: the nearest street of the offline map's data and the registered place at a point.
+    const streets = await streetsOf(config.PLACES_STREET_DATA_DIR);
+    log.info(
+      {
+        files: streets.files,
+        segments: streets.index.segmentCount,
+        readMs: Math.round(streets.readMs),
+        buildMs: Math.round(streets.buildMs),
+      },
+      'street index built',
+    );
+    places = new RegistryPlaces({ db, bus, log, nearM: config.PLACES_NEAR_M });
+    await registerPlaceRoutes(app, { streets: streets.index, places, streetMaxM: config.PLACES_STREET_MAX_M });
+    // One search box: plates, permits, operators, drivers, stops and stands (api/src/search/README.md).
+    await registerSearchRoutes(app, { db });
+    // History: a vehicle's track and the area replay, from the stored telemetry.
+    await registerHistoryRoutes(app, {
+      db,
+      gaps: { maxSilenceMs: config.TRACK_GAP_S * 1000, maxJumpKmh: config.TRACK_GAP_SPEED_KMH },
+    });
+    // Analytics: the regulator's figures from the hourly per-vehicle aggregate (api/src/analytics/README.md).
+    await registerAnalyticsRoutes(app, {
+      db,
+      belemPopulation: config.BELEM_POPULATION,
+      belemPopulationSource: config.BELEM_POPULATION_SOURCE,
+    });
     // Bookings go to the operator's best free taxi: the stand queue's head first, then best arrival.
     bestArrival = await createBestArrival({ config, db, bus, log, standQueues });
     bookings = await registerBookings(app, {
@@ -99,7 +134,9 @@ export async function startSystem(
       mapStyleUrl: config.MAP_STYLE_URL,
       offlineAfterS: config.OFFLINE_AFTER_S,
       log,
+      packTimeZones: await packTimeZonesOf(config.RULES_CONFIG_FILE),
     });
+    await registerSessionRoutes(app, { db });
     live = new LiveHub({
       app,
       bus,
@@ -188,6 +225,7 @@ export async function startSystem(
         await step('bookings', () => bookings?.stop());
         await step('best arrival', () => bestArrival?.stop());
         standQueues?.close();
+        places?.close();
         await step('ingest, bus and database', () => runtime.closeBackends());
       })();
       return closing;

@@ -29,10 +29,22 @@ const ours = Object.entries(compose.services).filter(([, s]) => s.build !== unde
 const known = new Set(Object.keys(configSchema.shape));
 
 describe('docker-compose.yml', () => {
-  it('runs TimescaleDB, Redis, ingest, api and the simulator under a profile', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'ingest', 'redis', 'simulator', 'timescaledb']);
+  it('runs TimescaleDB, Redis, ingest, api, and the simulator and k6 under profiles', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'ingest', 'k6', 'redis', 'simulator', 'timescaledb']);
     expect(compose.services.timescaledb?.image).toMatch(/^timescale\/timescaledb:/);
     expect(compose.services.simulator?.profiles).toEqual(['demo']);
+    expect(compose.services.k6?.profiles).toEqual(['load']);
+  });
+
+  it('runs k6 on a script of load/k6 (the scenario K6_SCENARIO names, ingest by default)', () => {
+    const k6 = compose.services.k6;
+    expect(k6?.image).toMatch(/^grafana\/k6:\d+\.\d+\.\d+$/);
+    const [verb, script] = k6?.command ?? [];
+    expect(verb).toBe('run');
+    expect(script).toMatch(/^\/load\/k6\/\$\{K6_SCENARIO:-ingest\}\.ts$/);
+    for (const scenario of ['ingest', 'live', 'dispatch'])
+      expect(existsSync(`${root}/load/k6/${scenario}.ts`)).toBe(true);
+    expect(Object.keys(k6?.environment ?? {}).sort()).toEqual(['ADMIN_TOKEN', 'LOAD_API_URL', 'LOAD_INGEST_URL']);
   });
 
   it.each(ours)('%s sets only variables the configuration schema knows', (_name, service) => {
@@ -52,7 +64,8 @@ describe('docker-compose.yml', () => {
 
   it('gives every long-running service a health check', () => {
     for (const [name, service] of Object.entries(compose.services)) {
-      if (name === 'simulator') continue;
+      // The simulator and k6 are clients of the others, not services anything waits for.
+      if (name === 'simulator' || name === 'k6') continue;
       expect(service.healthcheck?.test.length, name).toBeGreaterThan(0);
     }
   });

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { violationsCsvHeader, violationsCsvRows } from '../src/violations/violation-csv.js';
+import { measuredColumns, violationsCsvHeader, violationsCsvRows } from '../src/violations/violation-csv.js';
 import type { ViolationRow } from '../src/violations/violation-store.js';
 import { api, nextPlate, startTestSystem, type TestSystem } from './support.js';
 
@@ -10,8 +10,9 @@ import { api, nextPlate, startTestSystem, type TestSystem } from './support.js';
  * (a latitude of -15.79 is not a formula, and must still sum in the spreadsheet).
  */
 
+/** The violation's own columns; the measured values' columns follow, one per key the rows carry. */
 const HEADER =
-  'id,ruleId,pack,legalBasis,description,vehicleId,plate,operatorId,driverId,startedAt,endedAt,lat,lon,place,confidence,penaltyGroup,penaltyUnits,penaltyUnit,amountBrl,recidivismCount,status,measured';
+  'id,ruleId,pack,legalBasis,description,vehicleId,plate,operatorId,driverId,startedAt,endedAt,timeZone,startedAtLocal,endedAtLocal,lat,lon,place,confidence,penaltyGroup,penaltyUnits,penaltyUnit,amountBrl,recidivismCount,status,lastDecision,lastReviewer,lastReviewedAtLocal,reviewTrail,measured';
 
 function row(over: Partial<Record<string, unknown>>): ViolationRow {
   return {
@@ -82,6 +83,89 @@ describe('violation CSV writer', () => {
   });
 });
 
+describe('violation CSV: local times, review trail, measured values as columns', () => {
+  const reviews = [
+    {
+      decision: 'dismiss' as const,
+      reason: 'Contagem duvidosa',
+      reviewer: 'u-1',
+      reviewerName: 'Edson Prado',
+      fromStatus: 'open',
+      toStatus: 'dismissed',
+      at: new Date('2026-11-30T15:00:00Z'),
+    },
+    {
+      decision: 'reopen' as const,
+      reason: 'Vídeo da garagem',
+      reviewer: 'admin',
+      reviewerName: null,
+      fromStatus: 'dismissed',
+      toStatus: 'open',
+      at: new Date('2026-11-30T16:30:00Z'),
+    },
+  ];
+  const rows = [
+    row({ id: 'vio_df', measured: { distanceToStopM: 12.5, dwellSeconds: 40 } }),
+    row({
+      id: 'vio_bel',
+      pack: 'belem-taxi',
+      startedAt: new Date('2026-11-30T12:00:00Z'),
+      endedAt: new Date('2026-11-30T12:05:00Z'),
+      measured: { dwellSeconds: 70, queueSnapshot: [{ vehicleId: 'v-9' }], fareCents: 1200, meterFareCents: 1300 },
+    }),
+  ];
+  const measured = measuredColumns(rows);
+  const parsed = cells(
+    violationsCsvHeader(measured) + violationsCsvRows(rows, new Map([['vio_df', reviews]]), measured),
+  );
+
+  it('writes start and end on the wall clock of the pack’s legal zone, the zone in a column', () => {
+    expect(parsed[0]).toMatchObject({
+      timeZone: 'America/Sao_Paulo',
+      startedAt: '2026-11-30T12:00:00.000Z',
+      startedAtLocal: '30/11/2026 09:00:00 (UTC-03:00)',
+      endedAtLocal: '',
+    });
+    expect(parsed[1]).toMatchObject({ timeZone: 'America/Belem', endedAtLocal: '30/11/2026 09:05:00 (UTC-03:00)' });
+  });
+
+  it('writes the review trail, one decision a line with the reviewer by name, and the last decision in columns', () => {
+    expect(parsed[0]?.reviewTrail?.split('\n')).toEqual([
+      '30/11/2026 12:00:00 (UTC-03:00) — Descartada — Edson Prado — Contagem duvidosa',
+      '30/11/2026 13:30:00 (UTC-03:00) — Reaberta — Administrador do sistema — Vídeo da garagem',
+    ]);
+    expect(parsed[0]).toMatchObject({
+      lastDecision: 'reopen',
+      lastReviewer: 'Administrador do sistema',
+      lastReviewedAtLocal: '30/11/2026 13:30:00 (UTC-03:00)',
+    });
+    expect(parsed[1]).toMatchObject({ lastDecision: '', lastReviewer: '', reviewTrail: '' });
+  });
+
+  it('writes one column per measured key, headed in Portuguese from the rules’ catalogue', () => {
+    expect(measured.map((m) => m.header)).toEqual([
+      'Distância à parada (m)',
+      'Tempo parado (s)',
+      'Fila no momento',
+      'Valor no taxímetro (centavos) [fareCents]',
+      'Valor no taxímetro (centavos) [meterFareCents]',
+    ]);
+    expect(parsed[0]).toMatchObject({
+      'Distância à parada (m)': '12.5',
+      'Tempo parado (s)': '40',
+      'Fila no momento': '',
+    });
+    expect(parsed[1]).toMatchObject({
+      'Distância à parada (m)': '',
+      'Tempo parado (s)': '70',
+      'Fila no momento': '[{"vehicleId":"v-9"}]',
+      'Valor no taxímetro (centavos) [meterFareCents]': '1300',
+    });
+    // A key the catalogue lacks is headed by itself, with the unit its suffix names.
+    expect(measuredColumns([row({ measured: { someNewGapS: 3 } })]).map((m) => m.header)).toEqual(['someNewGapS (s)']);
+  });
+});
+
 describe('GET /v1/violations/export.csv', () => {
   let sys: TestSystem;
   const run = Math.random().toString(36).slice(2, 7);
@@ -141,7 +225,7 @@ describe('GET /v1/violations/export.csv', () => {
       text = await exportCsv();
       if (!named(text)) await new Promise((r) => setTimeout(r, 200));
     }
-    expect(text.startsWith(`${HEADER}\r\n`)).toBe(true);
+    expect(text.startsWith(`${HEADER},`)).toBe(true);
     const violation = named(text);
     expect(violation).toMatchObject({
       ruleId: 'BEL_UNAUTHORIZED_RADIO',

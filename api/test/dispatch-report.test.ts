@@ -274,10 +274,10 @@ describe.each<Target>(['pglite', 'postgres'])('dispatch report (%s)', (target) =
     expect(await byAccept.text()).toBe(csv);
     const lines = csv.trimEnd().split('\r\n');
     expect(lines).toEqual([
-      'hour,start,bookings,offered,acceptedFirstOffer,firstOfferAcceptedShare,accepted,acceptP50S,acceptP90S,pickupP50S,expired,cancelled',
-      '2026-11-20T14:00,2026-11-20T17:00:00.000Z,4,3,1,0.3333,2,40,56,270,1,1',
-      '2026-11-20T15:00,2026-11-20T18:00:00.000Z,1,1,1,1,1,10,10,120,0,0',
-      'total,,5,4,2,0.5,3,20,52,240,1,1',
+      'hour,start,bookings,offered,acceptedFirstOffer,firstOfferAcceptedShare,accepted,acceptP50S,acceptP90S,pickupP50S,expired,cancelled,timeZone',
+      '2026-11-20T14:00,2026-11-20T17:00:00.000Z,4,3,1,0.3333,2,40,56,270,1,1,America/Sao_Paulo',
+      '2026-11-20T15:00,2026-11-20T18:00:00.000Z,1,1,1,1,1,10,10,120,0,0,America/Sao_Paulo',
+      'total,,5,4,2,0.5,3,20,52,240,1,1,America/Sao_Paulo',
     ]);
   });
 

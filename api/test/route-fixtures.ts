@@ -189,9 +189,9 @@ export async function seedFixtures(sys: TestSystem): Promise<Fixtures> {
   };
 }
 
-/** The collection a route belongs to: its first segment after `/v1/`. */
+/** The collection a route belongs to: its first segment after `/v1/` (after `/v1/analytics/` for a record's figures). */
 export function collectionOf(url: string): string | undefined {
-  return /^\/v1\/([^/]+)/.exec(url)?.[1];
+  return /^\/v1\/(?:analytics\/)?([^/]+)/.exec(url)?.[1];
 }
 
 /** The route's URL with its parameters replaced by existing ids. */

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Database, openPglite, openPostgres } from '@vigia/db';
-import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
+import { createScratchDatabase, type ScratchDatabase, seedPgliteDataDir } from '@vigia/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENTRY, spawnSystem } from './processes.js';
 import { api, registerVehicle } from './support.js';
@@ -25,6 +25,7 @@ describe.each(['postgres', 'pglite'] as const)('graceful shutdown on %s', (targe
   it('stores every record acknowledged before SIGTERM', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vigia-shutdown-'));
     scratch = target === 'postgres' ? await createScratchDatabase() : undefined;
+    if (!scratch) await seedPgliteDataDir(dataDir);
     const sys = await spawnSystem(ENTRY.all, {
       DATA_DIR: dataDir,
       ADMIN_TOKEN,

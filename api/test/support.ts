@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningSystem, type SystemComponents, startSystem } from '@vigia/api';
 import { ephemeralPorts } from '@vigia/core';
-import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
+import { createScratchDatabase, type ScratchDatabase, seedPgliteDataDir } from '@vigia/db/testing';
+import { upsertViolations } from '@vigia/ingest';
 
 export type Target = 'pglite' | 'postgres';
 
@@ -20,6 +21,7 @@ export async function startTestSystem(
   const dataDir = await mkdtemp(join(tmpdir(), 'vigia-test-'));
   let scratch: ScratchDatabase | undefined;
   if (target === 'postgres') scratch = await createScratchDatabase();
+  else await seedPgliteDataDir(dataDir);
   const sys = await startSystem(
     {
       ...ephemeralPorts(),
@@ -170,4 +172,49 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Stores a DF over-capacity violation of `vehicle` (started ten minutes ago) the way the rule
+ * pipeline stores one, for tests of what happens to a violation after it is raised (reviews,
+ * exports); returns its id.
+ */
+export async function storeViolation(
+  sys: TestSystem,
+  vehicle: { vehicleId: string; operatorId: string },
+  eventKey: string,
+): Promise<string> {
+  const start = new Date(Date.now() - 600_000);
+  const [stored] = await sys.db.transaction((tx) =>
+    upsertViolations(tx, [
+      {
+        eventKey,
+        ruleId: 'DF_OVER_CAPACITY',
+        pack: 'df-taxi',
+        legalBasis: ['Art. 24'],
+        description: 'Passageiros acima da lotação',
+        descriptionEn: 'Passengers above capacity',
+        vehicleId: vehicle.vehicleId,
+        plate: 'JKL1A23',
+        operatorId: vehicle.operatorId,
+        permitNumber: null,
+        driverId: null,
+        variant: null,
+        phase: 'ongoing',
+        startedAt: start,
+        endedAt: null,
+        lat: -15.7942,
+        lon: -47.8822,
+        place: null,
+        confidence: 'confirmed',
+        measured: { passengersMax: 6, permittedPassengers: 4 },
+        penalty: { group: 'B' },
+        recidivism: { count: 0, windowDays: 730 },
+        evidenceFrom: start,
+        evidenceTo: new Date(start.getTime() + 60_000),
+      },
+    ]),
+  );
+  if (!stored) throw new Error(`violation ${eventKey} was not stored`);
+  return stored.id;
 }

@@ -191,6 +191,23 @@ export const configSchema = z.object({
   DISPATCH_SEARCH_RADIUS_M: positiveInt(10_000),
   /** Dispatch report: the longest range (days) one `GET /v1/bookings/report` covers; longer is 400 RANGE_TOO_LARGE. */
   DISPATCH_REPORT_MAX_DAYS: z.coerce.number().int().min(1).max(366).default(31),
+  /** Vehicle track: a silence longer than this many seconds between two samples splits the trail (a gap). */
+  TRACK_GAP_S: positiveInt(300),
+  /** Vehicle track: a jump between two samples faster than this (km/h) splits the trail too (a fix far off, not a drive). */
+  TRACK_GAP_SPEED_KMH: positiveInt(200),
+  /**
+   * Analytics, Belém fleet sizing (Art. 5 §6, Art. 65: one taxi per 500 inhabitants): the
+   * municipality's population. Default: IBGE, Censo Demográfico 2022, Belém (1 303 403).
+   */
+  BELEM_POPULATION: positiveInt(1_303_403),
+  /** Where BELEM_POPULATION comes from, shown beside the figure. */
+  BELEM_POPULATION_SOURCE: z.string().min(1).max(200).default('IBGE, Censo Demográfico 2022'),
+  /** Reverse lookup: a street farther than this many metres from the point is not named (api/src/places/README.md). */
+  PLACES_STREET_MAX_M: z.coerce.number().int().min(1).max(1000).default(150),
+  /** Reverse lookup: a registered stop or stand within this many metres names the place (else a zone containing it). */
+  PLACES_NEAR_M: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Reverse lookup: the directory of `*-roads.geojson` street data; unset = the dashboard's bundled dashboard/public/basemap. */
+  PLACES_STREET_DATA_DIR: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,6 +1,7 @@
+import { alertStatusMessages as messages } from './alert-status-messages.js';
 import { type AlertSubscriptionItem, type ApiClient, ApiError, UnauthorizedError } from './api-client.js';
-import { element } from './dom.js';
-import { alertStatusMessages as messages } from './messages.pt-BR.js';
+import { element, valueElement } from './dom.js';
+import { defaultTimeZone, timeInZone, timeZoneLabel } from './legal-time.js';
 
 /** Failing is judged by the server over a 24 h window: a 30 s refresh is plenty. */
 export const alertStatusRefreshMs = 30_000;
@@ -69,10 +70,14 @@ function renderItem(item: AlertSubscriptionItem): HTMLElement {
   row.dataset.subscriptionId = item.id;
   row.dataset.failing = String(item.failing);
   const text = element('span', 'alert-status__text');
-  text.append(element('span', 'alert-status__name', item.name), element('span', 'alert-status__target', target(item)));
+  text.append(
+    valueElement('span', 'alert-status__name', item.name),
+    valueElement('span', 'alert-status__target', target(item)),
+  );
   row.append(text);
   if (item.failing && item.failingSince !== null) {
-    const since = new Date(item.failingSince).toLocaleString('pt-BR', { dateStyle: 'short', timeStyle: 'short' });
+    // An alert receiver belongs to no pack: Brazil's official clock, named.
+    const since = `${timeInZone(item.failingSince, defaultTimeZone, 'date-time')} ${timeZoneLabel(defaultTimeZone, item.failingSince)}`;
     const badge = element('span', 'alert-status__badge', messages.failingSince(since));
     badge.title = messages.failingHint;
     row.append(badge);

@@ -79,13 +79,16 @@ export interface DashboardConfig {
   styleUrl: string;
   /** A vehicle with no sample for longer than this is shown as offline. */
   offlineAfterS: number;
+  /** Each pack's legal time zone from the server's rules configuration (older servers omit it). */
+  packTimeZones?: Partial<Record<Pack, string>>;
 }
 
 export const violationStatuses = ['open', 'confirmed', 'dismissed', 'notified'] as const;
 export type ViolationStatus = (typeof violationStatuses)[number];
 export const violationConfidences = ['confirmed', 'suspected'] as const;
 export type ViolationConfidence = (typeof violationConfidences)[number];
-export type ReviewDecision = 'confirm' | 'dismiss' | 'notify';
+/** `reopen` takes a dismissed violation back to open, with a reason (api/src/violations/README.md). */
+export type ReviewDecision = 'confirm' | 'dismiss' | 'notify' | 'reopen';
 
 /** The stop, stand, zone or route a violation happened at, as named by the rule that raised it. */
 export interface ViolationPlace {
@@ -182,7 +185,10 @@ export interface EvidenceSample {
 export interface ViolationReview {
   decision: ReviewDecision;
   reason: string;
+  /** The reviewer's user id (`admin` for the admin token). */
   reviewer: string;
+  /** The reviewer's name from the registry; null for the admin token (no user) or a removed user. */
+  reviewerName: string | null;
   fromStatus: ViolationStatus;
   toStatus: ViolationStatus;
   at: string;

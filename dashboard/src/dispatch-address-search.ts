@@ -1,8 +1,8 @@
 import type { ApiClient } from './api-client.js';
 import { type PlaceMatch, searchPlaces } from './dispatch-api.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import type { Place } from './dispatch-types.js';
 import { element } from './dom.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
 
 export interface AddressSearchOptions {
   client: () => ApiClient | null;

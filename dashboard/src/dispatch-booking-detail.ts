@@ -1,5 +1,7 @@
+import { AddressView, type PlacesClient } from './address-lookup.js';
 import type { DispatchOperator } from './dispatch-api.js';
 import type { CandidateSource } from './dispatch-candidates.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import {
   type Booking,
   clockDuration,
@@ -8,10 +10,9 @@ import {
   remainingS,
   waitingStatuses,
 } from './dispatch-types.js';
-import { element } from './dom.js';
+import { element, valueElement } from './dom.js';
 import { distanceLabel, distanceM, type LatLon } from './field-geo.js';
 import type { FleetStore, TrackedVehicle } from './fleet-store.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
 
 /**
  * A free taxi the dispatcher may assign, numbered for the keys: from the server's ranking
@@ -67,6 +68,8 @@ export interface BookingDetailOptions {
   onCancel: () => void;
   plateOf: (vehicleId: string) => string;
   now: () => number;
+  /** The signed-in client, for the pickup's street (first) and coordinates (second). */
+  client?: () => PlacesClient | null;
 }
 
 /**
@@ -77,6 +80,8 @@ export class BookingDetail {
   private readonly body: HTMLElement;
   private readonly message: HTMLElement;
   private confirming = false;
+  /** Kept across redraws (the fleet redraws the detail often): its street line comes from a lookup. */
+  private readonly address = new AddressView('dispatch-detail__place');
 
   constructor(
     root: HTMLElement,
@@ -133,19 +138,24 @@ export class BookingDetail {
     const head = element('div', 'dispatch-detail__head');
     head.append(
       element('span', `dispatch-status dispatch-status--${booking.status}`, t.status[booking.status]),
-      element('strong', 'dispatch-detail__address', booking.pickup.address ?? t.noPickupAddress),
+      booking.pickup.address
+        ? valueElement('strong', 'dispatch-detail__address', booking.pickup.address)
+        : element('strong', 'dispatch-detail__address', t.noPickupAddress),
     );
-    this.body.append(head);
+    this.address.show(this.options.client?.() ?? null, booking.pickup.lat, booking.pickup.lon);
+    this.body.append(head, this.address.element);
     const facts = element('p', 'dispatch-detail__facts');
-    facts.textContent = [
-      booking.id,
+    // The id and the dispatcher's notes are data; the rest is catalogue text.
+    const parts: Array<string | HTMLElement> = [
+      valueElement('span', undefined, booking.id),
       t.modeBadge[booking.mode ?? 'auto'],
-      booking.passengers ? `${t.passengersLabel}: ${booking.passengers}` : null,
-      booking.vehicleId ? t.vehicle(this.options.plateOf(booking.vehicleId)) : null,
-      booking.notes || null,
-    ]
-      .filter((part) => part !== null)
-      .join(' · ');
+    ];
+    if (booking.passengers) parts.push(t.passengersCount(booking.passengers));
+    if (booking.vehicleId) parts.push(t.vehicle(this.options.plateOf(booking.vehicleId)));
+    if (booking.notes) parts.push(valueElement('span', undefined, booking.notes));
+    parts.forEach((part, index) => {
+      facts.append(...(index === 0 ? [part] : [' · ', part]));
+    });
     this.body.append(facts);
 
     if (booking.offers.length > 0) {

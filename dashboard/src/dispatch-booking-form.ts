@@ -1,9 +1,9 @@
 import { type ApiClient, UnauthorizedError } from './api-client.js';
 import { AddressSearch } from './dispatch-address-search.js';
 import { createBooking, type DispatchOperator } from './dispatch-api.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import type { Booking, Place } from './dispatch-types.js';
-import { element } from './dom.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
+import { element, valueElement } from './dom.js';
 
 export interface BookingFormOptions {
   client: () => ApiClient | null;
@@ -86,7 +86,7 @@ export class BookingForm {
     const current = this.operator.value;
     this.operator.replaceChildren();
     for (const operator of operators) {
-      const option = element('option', undefined, operator.name);
+      const option = valueElement('option', undefined, operator.name);
       option.value = operator.id;
       this.operator.append(option);
     }

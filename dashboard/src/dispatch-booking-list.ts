@@ -1,4 +1,5 @@
 import type { BookingStore } from './dispatch-bookings.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import {
   activeStatuses,
   type Booking,
@@ -9,8 +10,7 @@ import {
   remainingS,
   waitingStatuses,
 } from './dispatch-types.js';
-import { element } from './dom.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
+import { element, valueElement } from './dom.js';
 
 export interface BookingListOptions {
   store: BookingStore;
@@ -137,7 +137,12 @@ export class BookingList {
 
     const top = element('div', 'dispatch-booking__top');
     const status = element('span', `dispatch-status dispatch-status--${booking.status}`, t.status[booking.status]);
-    top.append(status, element('span', 'dispatch-booking__address', booking.pickup.address ?? t.noPickupAddress));
+    top.append(
+      status,
+      booking.pickup.address
+        ? valueElement('span', 'dispatch-booking__address', booking.pickup.address)
+        : element('span', 'dispatch-booking__address', t.noPickupAddress),
+    );
     const bottom = element('div', 'dispatch-booking__bottom');
     const age = element('span', 'dispatch-booking__age');
     age.dataset.timer = 'age';

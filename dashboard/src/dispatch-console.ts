@@ -7,6 +7,7 @@ import { BookingList } from './dispatch-booking-list.js';
 import { type BookingChange, BookingStore } from './dispatch-bookings.js';
 import { CandidateFeed } from './dispatch-candidates.js';
 import { installDispatchKeys, renderKeyHelp } from './dispatch-keys.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import { DispatchReportPanel } from './dispatch-report.js';
 import { StandQueuePanel } from './dispatch-stand-queues.js';
 import { DispatchTaxiLayer } from './dispatch-taxi-layer.js';
@@ -15,7 +16,6 @@ import { element } from './dom.js';
 import type { FieldAlerts } from './field-alerts.js';
 import type { LatLon } from './field-geo.js';
 import type { FleetStore } from './fleet-store.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
 
 /** `#dispatch` (alone or beside `token=`) opens the dispatch console instead of the control-room layout. */
 export function isDispatchRoute(): boolean {
@@ -124,6 +124,7 @@ export class DispatchConsole {
     this.detail = new BookingDetail(detailRoot, {
       plateOf: (id) => this.plateOf(id),
       now: options.now,
+      client: options.client,
       onAssign: (candidate) => void this.assign(candidate),
       onCancel: () => (this.detail.isConfirming ? void this.cancel() : this.askCancel()),
     });

@@ -1,5 +1,5 @@
+import { dispatchMessages as t } from './dispatch-messages.js';
 import { element } from './dom.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
 
 /** What the console does on a key; each returns false when it did nothing (so the key is not swallowed). */
 export interface DispatchKeyActions {

@@ -1,7 +1,8 @@
 import { type ApiClient, ApiError, UnauthorizedError } from './api-client.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import { clockDuration } from './dispatch-types.js';
 import { downloadBlob, element } from './dom.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
+import { timeZoneLabel } from './legal-time.js';
 
 export interface DispatchReportOptions {
   client: () => ApiClient | null;
@@ -127,7 +128,7 @@ export class DispatchReportPanel {
       }
       table.append(line);
     }
-    this.body.replaceChildren(facts, element('p', 'dispatch-note', t.report.caption(report.timeZone)));
+    this.body.replaceChildren(facts, element('p', 'dispatch-note', t.report.caption(timeZoneLabel(report.timeZone))));
     if (report.hours.length > 0) this.body.append(table);
   }
 
@@ -145,7 +146,7 @@ export class DispatchReportPanel {
       );
       downloadBlob(
         await response.blob(),
-        `corridas-${new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')}.csv`,
+        t.report.csvFile(new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')),
       );
     } catch (error) {
       if (error instanceof UnauthorizedError) this.options.onUnauthorized();

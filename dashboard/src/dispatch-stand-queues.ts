@@ -1,10 +1,10 @@
 import { type ApiClient, UnauthorizedError } from './api-client.js';
 import type { StandItem } from './api-types.js';
 import { listStands, standCentre, standQueue } from './dispatch-api.js';
+import { dispatchMessages as t } from './dispatch-messages.js';
 import { clockDuration } from './dispatch-types.js';
 import { element } from './dom.js';
 import { distanceLabel, distanceM, type LatLon } from './field-geo.js';
-import { dispatchMessages as t } from './messages.pt-BR.js';
 
 export interface StandQueuePanelOptions {
   client: () => ApiClient | null;

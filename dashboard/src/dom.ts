@@ -13,6 +13,20 @@ export function element<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/**
+ * An element showing data rather than interface text (a plate, a name from the registry, a
+ * street): marked `data-value`, so the catalogue test knows it is not meant to be translated.
+ */
+export function valueElement<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string | undefined,
+  text: string,
+): HTMLElementTagNameMap[K] {
+  const node = element(tag, className, text);
+  node.dataset.value = '';
+  return node;
+}
+
 export function requireElement<T extends HTMLElement>(selector: string, type: new () => T): T {
   const node = document.querySelector(selector);
   if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);

@@ -8,11 +8,14 @@ import {
   Popup,
 } from 'maplibre-gl';
 import type { EvidenceSample, Pack } from './api-types.js';
-import { element } from './dom.js';
+import { element, valueElement } from './dom.js';
 import { meterLabel, passengersTerm, speedLabel } from './format.js';
 import type { PlaceShape } from './place-geometry.js';
 import { brlLabel, localTimeLabel } from './violation-format.js';
+import { violationMessages } from './violation-messages.js';
 import { violationColors } from './violation-style.js';
+
+const t = violationMessages.sample;
 
 /** What one violation's evidence puts on the map. */
 export interface EvidenceView {
@@ -246,19 +249,25 @@ function extendPosition(bounds: LngLatBounds, position: GeoJSON.Position): void 
 
 function sampleContent(sample: EvidenceSample, pack: Pack): HTMLElement {
   const root = element('div', 'sample-popup__body');
-  root.append(element('div', 'sample-popup__time', localTimeLabel(sample.ts, pack)));
+  const time = element('time', 'sample-popup__time', localTimeLabel(sample.ts, pack));
+  time.dateTime = sample.ts;
+  root.append(time);
   const rows: Array<[string, string]> = [
-    ['Speed', speedLabel(sample.speedKmh)],
-    ['Meter', meterLabel(sample.meterState, sample.tariff)],
+    [t.speed, speedLabel(sample.speedKmh)],
+    [t.meter, meterLabel(sample.meterState, sample.tariff)],
   ];
-  if (sample.fareCents !== null) rows.push(['Fare', brlLabel(sample.fareCents / 100)]);
-  rows.push(['Door', sample.doorOpen === null ? '—' : sample.doorOpen ? 'Open' : 'Closed']);
+  if (sample.fareCents !== null) rows.push([t.fare, brlLabel(sample.fareCents / 100)]);
+  rows.push([t.door, sample.doorOpen === null ? '—' : sample.doorOpen ? t.doorOpen : t.doorClosed]);
   rows.push([passengersTerm, passengerChange(sample)]);
-  if (sample.ignition !== null) rows.push(['Ignition', sample.ignition ? 'On' : 'Off']);
-  if (sample.tachoSpeedKmh !== null) rows.push(['Tachograph', speedLabel(sample.tachoSpeedKmh)]);
-  if (sample.driverId !== null) rows.push(['Driver', sample.driverId]);
+  if (sample.ignition !== null) rows.push([t.ignition, sample.ignition ? t.on : t.off]);
+  if (sample.tachoSpeedKmh !== null) rows.push([t.tachograph, speedLabel(sample.tachoSpeedKmh)]);
+  if (sample.driverId !== null) rows.push([t.driver, sample.driverId]);
   const list = element('dl', 'sample-popup__facts');
-  for (const [term, value] of rows) list.append(element('dt', undefined, term), element('dd', undefined, value));
+  for (const [term, value] of rows) {
+    // The driver's id is data; every other value is a reading formatted by the catalogue.
+    const dd = term === t.driver ? valueElement('dd', undefined, value) : element('dd', undefined, value);
+    list.append(element('dt', undefined, term), dd);
+  }
   root.append(list);
   return root;
 }

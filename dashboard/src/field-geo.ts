@@ -1,4 +1,5 @@
-import { compassPoints } from './messages.pt-BR.js';
+import { compassPoints } from './field-messages.js';
+import { formatNumber } from './legal-time.js';
 
 /** Straight-line geometry for the field view: there is no routing server, so no road distance. */
 
@@ -32,12 +33,10 @@ export function compassLabel(deg: number): string {
   return compassPoints[Math.round(deg / 45) % compassPoints.length] ?? 'N';
 }
 
-const kmFormat = new Intl.NumberFormat('pt-BR', { maximumFractionDigits: 1 });
-
 /** "80 m", "850 m", "1,2 km", "5 km": metres are rounded to 10, which is what a GPS fix is good for. */
 export function distanceLabel(metres: number): string {
   if (metres < 1000) return `${Math.round(metres / 10) * 10} m`;
-  return `${kmFormat.format(metres / 1000)} km`;
+  return `${formatNumber(metres / 1000, { maximumFractionDigits: 1 })} km`;
 }
 
 export interface Ranked {

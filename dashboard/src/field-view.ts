@@ -2,13 +2,15 @@ import type { LngLat, Map as MapLibreMap } from 'maplibre-gl';
 import { type ApiClient, ApiError, UnauthorizedError } from './api-client.js';
 import type { ReviewDecision, ViolationItem, ViolationStatus } from './api-types.js';
 import { loadToken } from './auth-token.js';
-import { element } from './dom.js';
+import { element, valueElement } from './dom.js';
 import type { FieldAlerts } from './field-alerts.js';
 import { bearingDeg, byDistanceThenRecency, compassLabel, distanceLabel, distanceM, type LatLon } from './field-geo.js';
 import type { FieldLayer } from './field-layer.js';
+import { fieldMessages as t } from './field-messages.js';
 import type { FleetStore } from './fleet-store.js';
-import { fieldMessages as t } from './messages.pt-BR.js';
+import { reviewMessages } from './review-messages.js';
 import { servedAreas } from './served-areas.js';
+import { canReview, onViewerChange } from './viewer.js';
 import { toViolationItem } from './violation-guards.js';
 import type { ViolationInspector } from './violation-inspector.js';
 import type { ViolationChange, ViolationStore } from './violation-store.js';
@@ -131,6 +133,7 @@ export class FieldView {
         this.setPlace({ lat, lon, label: t.placeCity(area.label) });
       });
       city.dataset.city = area.id;
+      city.dataset.value = '';
       cityRow.append(city);
     }
     const radius = element('select', 'field-radius');
@@ -175,6 +178,10 @@ export class FieldView {
     notice.dataset.action = 'notice';
     this.buttons.set('notify', notice);
     buttonRow.append(notice);
+    // Review and notice belong to the roles the API lets review (admin, regulators, enforcement).
+    onViewerChange(() => {
+      buttonRow.hidden = !canReview();
+    });
     this.message = element('p', 'field-message');
     this.message.setAttribute('role', 'status');
     this.message.hidden = true;
@@ -372,6 +379,12 @@ export class FieldView {
     const reason = window.prompt(t.reasonPrompt(t[decision]))?.trim();
     if (reason === undefined) return;
     if (reason.length < minimumReasonLength) return this.tell(t.reasonTooShort, 'error');
+    // A dismissal issues no notice: asked once more, as the desk's review form does.
+    if (
+      decision === 'dismiss' &&
+      !window.confirm(`${reviewMessages.confirmDismissQuestion}\n\n${reviewMessages.confirmDismissDetail}`)
+    )
+      return;
     this.setBusy(true);
     this.tell(t.sending, 'pending');
     try {
@@ -511,17 +524,16 @@ export class FieldView {
     top.append(
       distance,
       element('span', 'field-row__bearing', compassLabel(row.bearingDeg)),
-      element('span', 'field-row__plate', item.plate ?? t.unknownPlate),
+      item.plate === null
+        ? element('span', 'field-row__plate', t.unknownPlate)
+        : valueElement('span', 'field-row__plate', item.plate),
       element('span', `field-row__status field-row__status--${item.status}`, t.status[item.status]),
     );
-    const description = element('span', 'field-row__description', item.description || item.ruleId);
-    const meta = element(
-      'span',
-      'field-row__meta',
-      [item.legalBasis[0], t.ago(Math.max(0, minutes)), row.live ? t.livePosition : t.recordedPosition]
-        .filter(Boolean)
-        .join(' · '),
-    );
+    const description = valueElement('span', 'field-row__description', item.description || item.ruleId);
+    const meta = element('span', 'field-row__meta');
+    const article = item.legalBasis[0];
+    if (article) meta.append(valueElement('span', undefined, article), ' · ');
+    meta.append(t.ago(Math.max(0, minutes)), ' · ', row.live ? t.livePosition : t.recordedPosition);
     tap.append(top, description, meta);
     entry.append(tap);
     return entry;
@@ -552,7 +564,7 @@ async function errorMessage(response: Response): Promise<string> {
 
 function describe(error: unknown): string {
   if (error instanceof ApiError) return error.code ? `${error.message} (${error.code})` : error.message;
-  if (error instanceof DOMException && error.name === 'TimeoutError') return 'tempo esgotado';
+  if (error instanceof DOMException && error.name === 'TimeoutError') return t.timedOut;
   if (error instanceof Error) return error.message;
   return String(error);
 }

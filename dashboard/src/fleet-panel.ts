@@ -1,6 +1,10 @@
 import { element } from './dom.js';
+import { fleetMessages } from './fleet-messages.js';
 import type { FleetStore } from './fleet-store.js';
+import { formatNumber } from './legal-time.js';
 import { statusStyles, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
+
+const t = fleetMessages.panel;
 
 /** Legend order: what a dispatcher scans for first. */
 const legendOrder: readonly VehicleStatus[] = ['free', 'hired-1', 'hired-2', 'charter', 'other', 'offline'];
@@ -25,10 +29,10 @@ export class FleetPanel {
     this.totalValue.dataset.count = 'total';
     this.onlineValue = element('span', 'fleet-totals__value', '0');
     this.onlineValue.dataset.count = 'online';
-    totals.append(totalBlock('Vehicles', this.totalValue), totalBlock('Online', this.onlineValue));
+    totals.append(totalBlock(t.vehicles, this.totalValue), totalBlock(t.online, this.onlineValue));
 
     const legend = element('ul', 'legend');
-    legend.setAttribute('aria-label', 'Vehicles by status');
+    legend.setAttribute('aria-label', t.byStatus);
     for (const status of legendOrder) {
       const style = statusStyles[status];
       const row = element('li', 'legend__row');
@@ -44,16 +48,12 @@ export class FleetPanel {
       legend.append(row);
     }
 
-    const footnote = element(
-      'p',
-      'panel-footnote',
-      `Offline: no position received for more than ${formatWindow(offlineAfterS)}.`,
-    );
+    const footnote = element('p', 'panel-footnote', t.offlineFootnote(formatWindow(offlineAfterS)));
 
     container.replaceChildren(
-      element('h2', 'panel-heading', 'Fleet'),
+      element('h2', 'panel-heading', t.fleet),
       totals,
-      element('h2', 'panel-heading', 'Legend'),
+      element('h2', 'panel-heading', t.legend),
       legend,
       footnote,
     );
@@ -72,11 +72,11 @@ export class FleetPanel {
 
   private render(): void {
     const counts = this.store.counts();
-    this.totalValue.textContent = counts.total.toLocaleString();
-    this.onlineValue.textContent = counts.online.toLocaleString();
+    this.totalValue.textContent = formatNumber(counts.total);
+    this.onlineValue.textContent = formatNumber(counts.online);
     for (const status of vehicleStatuses) {
       const node = this.statusValues.get(status);
-      if (node) node.textContent = counts.byStatus[status].toLocaleString();
+      if (node) node.textContent = formatNumber(counts.byStatus[status]);
     }
   }
 }
@@ -88,5 +88,5 @@ function totalBlock(label: string, value: HTMLElement): HTMLElement {
 }
 
 function formatWindow(seconds: number): string {
-  return seconds % 60 === 0 && seconds >= 120 ? `${seconds / 60} min` : `${seconds} s`;
+  return seconds % 60 === 0 && seconds >= 120 ? t.window(seconds / 60, 'min') : t.window(seconds, 's');
 }

@@ -2,27 +2,39 @@ import 'maplibre-gl/dist/maplibre-gl.css';
 import type { PointLike } from 'maplibre-gl';
 import './styles.css';
 import { AlertStatusPanel } from './alert-status-panel.js';
+import { isAnalyticsRoute, mountAnalyticsDesk } from './analytics/analytics-desk.js';
+import { analyticsMessages } from './analytics/analytics-messages.js';
 import { type ApiClient, fetchDashboardConfig } from './api-client.js';
 import type { DashboardConfig, ViolationFilters } from './api-types.js';
 import { takeTokenFromLocation } from './auth-token.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { installDebugHandle } from './debug-handle.js';
+import { deskMessages } from './desk-messages.js';
+import { localizeDeskShell } from './desk-shell.js';
 import { DispatchConsole, isDispatchRoute, mountDispatchPanels } from './dispatch-console.js';
+import { dispatchMessages } from './dispatch-messages.js';
 import { downloadBlob, element, requireElement } from './dom.js';
 import { EvidenceLayer } from './evidence-layer.js';
 import { FieldAlerts } from './field-alerts.js';
 import { FieldLayer } from './field-layer.js';
+import { fieldMessages } from './field-messages.js';
 import { FieldView, isFieldRoute, mountFieldPanel } from './field-view.js';
+import { fleetMessages } from './fleet-messages.js';
 import { FleetPanel } from './fleet-panel.js';
 import { FleetStore } from './fleet-store.js';
 import { takeHashParam } from './hash-params.js';
+import { setPackTimeZones } from './legal-time.js';
+import { mountMapLayers } from './map-layers/map-layers.js';
 import { createMap, offlineStyleUrl, renderAreaNavigation } from './map-view.js';
-import { dispatchMessages, fieldMessages } from './messages.pt-BR.js';
 import { Notice } from './notice.js';
+import { ReplayPanel } from './replay/replay-panel.js';
+import { mountSearch } from './search/search-navigation.js';
 import { ServerClock } from './server-clock.js';
 import { DashboardSession } from './session.js';
+import { mountSessionBar } from './session-bar.js';
 import { VehicleLayer, vehicleCircleLayerId } from './vehicle-layer.js';
 import { VehiclePopup } from './vehicle-popup.js';
+import { canDispatch, canUseFieldView, isRegulatorOrAdmin, onViewerChange } from './viewer.js';
 import { ViolationFeedPanel } from './violation-feed-panel.js';
 import { ViolationInspector } from './violation-inspector.js';
 import { ViolationMarkLayer } from './violation-mark-layer.js';
@@ -41,6 +53,8 @@ const statusRefreshMs = 5000;
 async function main(): Promise<void> {
   // Taken first so the token leaves the address bar even if anything below fails.
   const token = takeTokenFromLocation();
+  localizeDeskShell();
+  mountSessionBar(requireElement('#session-bar', HTMLElement));
   const clock = new ServerClock();
   const notice = new Notice(requireElement('#notice', HTMLElement));
   const indicator = new ConnectionIndicator(requireElement('#connection', HTMLElement));
@@ -49,20 +63,27 @@ async function main(): Promise<void> {
   // So is the dispatch console (dispatchers' desks): its panels take the place of the fleet and feed.
   const dispatchPanels =
     field === null && isDispatchRoute() ? mountDispatchPanels(requireElement('main.layout', HTMLElement)) : null;
+  // And the regulator's analytics (`#analytics/<page>`): its pages take the whole layout but for the heat map's map.
+  const analytics =
+    field === null && dispatchPanels === null && isAnalyticsRoute()
+      ? mountAnalyticsDesk(requireElement('main.layout', HTMLElement))
+      : null;
   addViewSwitch(currentRoute());
 
   let config = fallbackConfig;
   try {
     config = await fetchDashboardConfig(clock);
   } catch (error) {
-    notice.show(`Could not read the dashboard configuration (${String(error)}); using the built-in map.`);
+    notice.show(deskMessages.configFailed(String(error)));
   }
+  // Every time on screen is on its pack's legal clock, as the server's rules configuration sets it.
+  if (config.packTimeZones) setPackTimeZones(config.packTimeZones);
 
   const store = new FleetStore({ offlineAfterS: config.offlineAfterS, now: () => clock.now() });
   const { map, loaded } = createMap({
     container: requireElement('#map', HTMLElement),
     styleUrl: config.styleUrl,
-    onStyleFallback: (url) => notice.show(`The map style at ${url} could not be loaded; showing the built-in map.`),
+    onStyleFallback: (url) => notice.show(deskMessages.styleFailed(url)),
   });
   installDebugHandle(map, store);
   renderAreaNavigation(requireElement('#area-nav', HTMLElement), map);
@@ -92,6 +113,7 @@ async function main(): Promise<void> {
     onFiltersChange: (filters) => sync.setFilters(filters),
     onOpen: (id) => openViolation(id),
     onExport: (filters) => exportCsv(sync.client, filters),
+    client: () => sync.client,
   });
 
   const dispatchConsole = dispatchPanels
@@ -106,7 +128,8 @@ async function main(): Promise<void> {
     : null;
 
   let operatorNames: ReadonlyMap<string, string> = new Map();
-  const operatorName = (id: string | null) => (id === null ? 'No operator' : (operatorNames.get(id) ?? id));
+  const operatorName = (id: string | null) =>
+    id === null ? fleetMessages.popup.noOperator : (operatorNames.get(id) ?? id);
   session = new DashboardSession({
     store,
     clock,
@@ -121,6 +144,15 @@ async function main(): Promise<void> {
   // The fleet loads while the style and its tiles do; the layer reads whatever has arrived by then.
   const started = session.start(token);
   void started.then(() => dispatchConsole?.start());
+  void started.then(() =>
+    analytics?.start({
+      client: () => sync.client,
+      now: () => clock.now(),
+      onUnauthorized: () => session?.recheckToken(),
+      map: loaded.then(() => map),
+      onMapShown: () => map.resize(),
+    }),
+  );
   // Below the fleet in its side panel (desk layout only): which alert receivers are failing.
   if (field === null && dispatchConsole === null) {
     const alertSection = element('section', 'alert-status');
@@ -134,6 +166,9 @@ async function main(): Promise<void> {
   }
 
   await loaded;
+  // Under the fleet: the registry's places as switchable layers, and where the built-in map lacks streets.
+  const mapLayers = mountMapLayers(map, { client: () => sync.client, onError: (message) => notice.show(message) });
+  void started.then(() => mapLayers.reference.load());
   const layer = new VehicleLayer(map, store);
   dispatchConsole?.attachMap(map);
   new ViolationMarkLayer(map, violations);
@@ -150,9 +185,23 @@ async function main(): Promise<void> {
     operatorName,
     onUnauthorized: () => session?.recheckToken(),
   });
+  // History and replay under the map (desk and dispatch layouts; the field view's phone has no room for it).
+  const replay =
+    field === null
+      ? new ReplayPanel({
+          map,
+          layout: requireElement('main.layout', HTMLElement),
+          client: () => sync.client,
+          vehicle: (id) => store.get(id),
+          now: () => clock.now(),
+          onActiveChange: (active) => layer.setDimmed(active),
+          onUnauthorized: () => session?.recheckToken(),
+        })
+      : null;
   const popup = new VehiclePopup({
     map,
     store,
+    client: () => sync.client,
     now: () => clock.now(),
     operatorName,
     onSelectionChange: (id) => layer.select(id),
@@ -161,7 +210,27 @@ async function main(): Promise<void> {
       popup.close();
       inspector.open(id);
     },
+    ...(replay
+      ? {
+          onOpenHistory: (id: string) => {
+            popup.close();
+            replay.openVehicle(id);
+          },
+        }
+      : {}),
   });
+  // The top bar's search box (`/` focuses it): a result flies the map to it (dashboard/src/search/).
+  // Not on the field view's phone top bar, which keeps its room for the agent's place and radius.
+  if (field === null)
+    mountSearch({
+      container: requireElement('#search', HTMLElement),
+      map,
+      fleet: store,
+      client: () => sync.client,
+      openVehicle: (id) => popup.open(id),
+      notify: (message) => notice.show(message),
+      onUnauthorized: () => session?.recheckToken(),
+    });
   const fieldView = field
     ? new FieldView({
         map,
@@ -209,30 +278,37 @@ async function main(): Promise<void> {
   await started;
 }
 
-type Route = 'desk' | 'field' | 'dispatch';
+type Route = 'desk' | 'field' | 'dispatch' | 'analytics';
 
 function currentRoute(): Route {
   if (isFieldRoute()) return 'field';
+  if (isAnalyticsRoute()) return 'analytics';
   return isDispatchRoute() ? 'dispatch' : 'desk';
 }
 
-/** Links in the top bar between the desk layout, the field view and the dispatch console; the page reloads into the other. */
+/**
+ * Links in the top bar between the desk layout, the field view and the dispatch console; the page
+ * reloads into the other. Each shows only once the signed-in role may use what it opens.
+ */
 function addViewSwitch(route: Route): void {
-  const links: Array<[string, string]> =
+  const links: Array<[string, string, () => boolean]> =
     route === 'desk'
       ? [
-          ['#dispatch', dispatchMessages.openDispatch],
-          ['#field', fieldMessages.openField],
+          ['#dispatch', dispatchMessages.openDispatch, canDispatch],
+          ['#field', fieldMessages.openField, canUseFieldView],
+          ['#analytics/occupancy', analyticsMessages.openAnalytics, isRegulatorOrAdmin],
         ]
-      : [['#', fieldMessages.openDesk]];
+      : [['#', fieldMessages.openDesk, () => true]];
   const connection = requireElement('#connection', HTMLElement);
-  links.forEach(([href, text], index) => {
+  links.forEach(([href, text, allowed], index) => {
     const link = document.createElement('a');
     link.className = index === 0 ? 'view-switch' : 'view-switch view-switch--next';
     link.href = href;
     link.textContent = text;
-    link.lang = 'pt-BR';
     connection.before(link);
+    onViewerChange(() => {
+      link.hidden = !allowed();
+    });
   });
   window.addEventListener('hashchange', () => {
     if (currentRoute() !== route) window.location.reload();
@@ -241,16 +317,16 @@ function addViewSwitch(route: Route): void {
 
 /** The export needs the Authorization header, so it is fetched and handed to the browser as a Blob download. */
 async function exportCsv(api: ApiClient | null, filters: ViolationFilters): Promise<void> {
-  if (api === null) throw new Error('not signed in');
+  if (api === null) throw new Error(deskMessages.notSignedIn);
   const blob = await api.exportViolationsCsv(filters);
-  downloadBlob(blob, `violations-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`);
+  downloadBlob(blob, deskMessages.exportFile(new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')));
 }
 
 main().catch((error: unknown) => {
   console.error(error);
   const notice = document.querySelector('#notice');
   if (notice instanceof HTMLElement) {
-    notice.textContent = `The dashboard failed to start: ${String(error)}`;
+    notice.textContent = deskMessages.startFailed(String(error));
     notice.hidden = false;
   }
 });

@@ -1,6 +1,9 @@
 import type { Pack } from './api-types.js';
 import { passengersTerm } from './format.js';
 import { brlLabel, formatNumber, localDateTimeLabel } from './violation-format.js';
+import { violationMessages } from './violation-messages.js';
+
+const t = violationMessages.measuredValues;
 
 /**
  * The measured values of a violation are free-form per rule (shared/RULES.md: distance to stop,
@@ -12,6 +15,8 @@ import { brlLabel, formatNumber, localDateTimeLabel } from './violation-format.j
 export interface MeasuredRow {
   key: string;
   label: string;
+  /** The label is the rule's own field name made readable, not catalogue text (rules name their values freely). */
+  labelFromKey: boolean;
   /** Text, or nested rows for a record or a list of records (a stand's queue snapshot, say). */
   value: string | MeasuredRow[];
 }
@@ -38,14 +43,14 @@ const unitSuffixes: readonly UnitSuffix[] = [
 
 /** Keys whose wording would otherwise come out wrong or in the wrong language. */
 const knownLabels: Record<string, string> = {
-  tariff: 'Tariff (bandeira)',
+  tariff: t.tariff,
   b1: 'Bandeira I',
   b2: 'Bandeira II',
   // Counts and capacities never include the driver.
   passengers: passengersTerm,
-  passengersMax: 'Most passengers (driver excluded)',
-  permittedPassengers: 'Permitted passengers (driver excluded)',
-  capacity: 'Capacity (passenger places, driver excluded)',
+  passengersMax: t.mostPassengers,
+  permittedPassengers: t.permittedPassengers,
+  capacity: t.capacity,
 };
 
 const maxDepth = 3;
@@ -57,7 +62,12 @@ export function measuredRows(measured: Record<string, unknown>, pack: Pack, dept
 function row(key: string, value: unknown, pack: Pack, depth: number): MeasuredRow {
   const suffix = unitSuffixOf(key);
   const label = labelOf(key, suffix);
-  return { key, label, value: displayValue(key, value, suffix, pack, depth) };
+  return {
+    key,
+    label,
+    labelFromKey: knownLabels[key] === undefined,
+    value: displayValue(key, value, suffix, pack, depth),
+  };
 }
 
 function displayValue(
@@ -68,7 +78,7 @@ function displayValue(
   depth: number,
 ): string | MeasuredRow[] {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'boolean') return value ? t.yes : t.no;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return String(value);
     if (key === 'tariff' && (value === 1 || value === 2)) return value === 2 ? 'Bandeira II' : 'Bandeira I';
@@ -80,7 +90,7 @@ function displayValue(
   if (Array.isArray(value)) {
     if (value.every((entry) => entry === null || typeof entry !== 'object')) {
       return value.length === 0
-        ? 'none'
+        ? t.none
         : value.map((entry) => displayValue(key, entry, suffix, pack, depth)).join(', ');
     }
     return value.map((entry, index) => row(String(index + 1), entry, pack, depth + 1));

@@ -1,5 +1,7 @@
 import type { ApiClient } from './api-client.js';
 import type { ViolationItem } from './api-types.js';
+import { formatNumber } from './legal-time.js';
+import { violationMessages } from './violation-messages.js';
 
 /**
  * The shape of the stop, stand, zone or itinerary a violation names, read from the registry and
@@ -22,6 +24,8 @@ const stopRadiusKeys = ['stopRadiusM', 'radiusM'] as const;
 
 /** Vertices of a drawn circle: smooth at street zoom, cheap to tessellate. */
 const circleSegments = 64;
+const c = violationMessages.placeCaptions;
+
 const earthRadiusM = 6_371_008.8;
 
 export async function loadPlaceShape(api: ApiClient, violation: ViolationItem): Promise<PlaceShape | null> {
@@ -32,34 +36,34 @@ export async function loadPlaceShape(api: ApiClient, violation: ViolationItem): 
       const stop = await api.getStop(place.id);
       const radiusM = stopRadius(violation.measured);
       const point = pointFeature([stop.lon, stop.lat]);
-      if (radiusM === null) return { features: [point], caption: `Stop ${stop.name}` };
+      if (radiusM === null) return { features: [point], caption: c.stop(stop.name) };
       return {
         features: [areaFeature(circlePolygon([stop.lon, stop.lat], radiusM)), point],
-        caption: `Stop ${stop.name}, ${formatMetres(radiusM)} radius`,
+        caption: c.stopRadius(stop.name, formatMetres(radiusM)),
       };
     }
     case 'stand': {
       const stand = await api.getStand(place.id);
       if (stand.geometry.type === 'Polygon') {
-        return { features: [areaFeature(stand.geometry)], caption: `Stand ${stand.name}` };
+        return { features: [areaFeature(stand.geometry)], caption: c.stand(stand.name) };
       }
       const centre = stand.geometry.coordinates;
       const point = pointFeature(centre);
-      if (!stand.radiusM) return { features: [point], caption: `Stand ${stand.name}` };
+      if (!stand.radiusM) return { features: [point], caption: c.stand(stand.name) };
       return {
         features: [areaFeature(circlePolygon(centre, stand.radiusM)), point],
-        caption: `Stand ${stand.name}, ${formatMetres(stand.radiusM)} radius`,
+        caption: c.standRadius(stand.name, formatMetres(stand.radiusM)),
       };
     }
     case 'zone': {
       const zone = await api.getZone(place.id);
-      return { features: [areaFeature(zone.geometry)], caption: `Zone ${zone.name}` };
+      return { features: [areaFeature(zone.geometry)], caption: c.zone(zone.name) };
     }
     case 'route': {
       const contract = await api.getContract(place.id);
       return {
         features: [{ type: 'Feature', geometry: contract.route, properties: { part: 'line' } }],
-        caption: `Declared itinerary ${place.name}`,
+        caption: c.route(place.name),
       };
     }
     default:
@@ -112,7 +116,7 @@ function pointFeature(coordinates: GeoJSON.Position): GeoJSON.Feature<GeoJSON.Po
 }
 
 function formatMetres(value: number): string {
-  return `${value.toLocaleString(undefined, { maximumFractionDigits: 0 })} m`;
+  return `${formatNumber(value, { maximumFractionDigits: 0 })} m`;
 }
 
 function toRadians(degrees: number): number {

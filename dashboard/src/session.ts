@@ -1,11 +1,13 @@
 import { ApiClient, ApiError, UnauthorizedError } from './api-client.js';
 import { forgetToken, saveToken } from './auth-token.js';
 import type { ConnectionIndicator } from './connection-indicator.js';
+import { deskMessages as t } from './desk-messages.js';
 import type { FleetStore } from './fleet-store.js';
 import { LiveConnection } from './live-connection.js';
 import type { Notice } from './notice.js';
 import type { ServerClock } from './server-clock.js';
 import { askForToken } from './token-dialog.js';
+import { fetchViewer, setViewer } from './viewer.js';
 import type { ViolationSync } from './violation-sync.js';
 
 export interface SessionOptions {
@@ -21,7 +23,6 @@ export interface SessionOptions {
   bookings?: { applyLive(booking: unknown): void; resync(): void };
 }
 
-const refusedMessage = 'The API refused this token. Enter a valid API token.';
 const liveRetryDelayMs = 5000;
 const maxLoadRetryDelayMs = 30_000;
 
@@ -43,7 +44,7 @@ export class DashboardSession {
     for (;;) {
       if (token === null) {
         this.options.indicator.show('signed-out');
-        token = await askForToken(refusal ?? 'Enter an API token to see the fleet.');
+        token = await askForToken(refusal ?? t.tokenAsk);
         this.options.indicator.show('connecting');
       }
       const api = new ApiClient(token, this.options.clock);
@@ -58,12 +59,10 @@ export class DashboardSession {
         if (error instanceof UnauthorizedError) {
           forgetToken();
           token = null;
-          refusal = refusedMessage;
+          refusal = t.tokenRefused;
           continue;
         }
-        this.options.notice.show(
-          `Could not load the fleet (${describe(error)}); retrying in ${retryDelayMs / 1000} s.`,
-        );
+        this.options.notice.show(t.fleetFailed(describe(error), retryDelayMs / 1000));
         await delay(retryDelayMs);
         retryDelayMs = Math.min(retryDelayMs * 2, maxLoadRetryDelayMs);
       }
@@ -71,7 +70,12 @@ export class DashboardSession {
   }
 
   private async loadFleet(api: ApiClient): Promise<void> {
-    const [vehicles, operators] = await Promise.all([api.listVehicles(), this.loadOperatorNames(api)]);
+    const [vehicles, operators, viewer] = await Promise.all([
+      api.listVehicles(),
+      this.loadOperatorNames(api),
+      fetchViewer(api),
+    ]);
+    setViewer(viewer);
     this.options.onOperators(operators);
     this.options.store.clear();
     this.options.store.mergeListing(vehicles);
@@ -137,11 +141,12 @@ export class DashboardSession {
       this.live = null;
       this.api = null;
       this.options.violations.stop();
+      setViewer(null);
       forgetToken();
-      void this.start(null, refusedMessage);
+      void this.start(null, t.tokenRefused);
       return;
     }
-    this.options.notice.show(`Live updates interrupted (${describe(error)}); retrying.`);
+    this.options.notice.show(t.liveInterrupted(describe(error)));
     window.setTimeout(() => {
       live.retry();
       api.listVehicles().then(
@@ -159,7 +164,7 @@ export class DashboardSession {
 
 function describe(error: unknown): string {
   if (error instanceof ApiError) return error.code ?? `HTTP ${error.status}`;
-  if (error instanceof DOMException && error.name === 'TimeoutError') return 'timed out';
+  if (error instanceof DOMException && error.name === 'TimeoutError') return t.timedOut;
   if (error instanceof Error) return error.message;
   return String(error);
 }

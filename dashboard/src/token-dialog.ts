@@ -36,3 +36,11 @@ export function askForToken(reason: string | null): Promise<string> {
     input.focus();
   });
 }
+
+/** The dialog's own texts from the page's catalogue (the HTML carries the pt-BR ones for screen readers). */
+export function setTokenDialogText(text: { title: string; label: string; hint: string; submit: string }): void {
+  requireElement('#token-title', HTMLElement).textContent = text.title;
+  requireElement('#token-label', HTMLElement).textContent = text.label;
+  requireElement('#token-hint', HTMLElement).textContent = text.hint;
+  requireElement('#token-submit', HTMLElement).textContent = text.submit;
+}

@@ -1,7 +1,12 @@
 import { type Map as MapLibreMap, Popup } from 'maplibre-gl';
-import { element } from './dom.js';
+import { AddressView } from './address-lookup.js';
+import type { ApiClient } from './api-client.js';
+import { element, valueElement } from './dom.js';
+import { fleetMessages } from './fleet-messages.js';
 import type { FleetStore, TrackedVehicle } from './fleet-store.js';
-import { agoLabel, clockLabel, meterLabel, packLabel, passengersLabel, passengersTerm, speedLabel } from './format.js';
+import { meterLabel, packLabel, passengersLabel, passengersTerm, speedLabel } from './format.js';
+import { agoLabel, recentTime, zoneName } from './legal-time.js';
+import { replayMessages } from './replay/replay-messages.js';
 import { statusStyles } from './vehicle-status.js';
 import { violationBadges } from './violation-badges.js';
 import { feedTimeLabel } from './violation-format.js';
@@ -17,7 +22,13 @@ export interface VehiclePopupOptions {
   violations: ViolationStore;
   /** A violation listed in the popup was chosen. */
   onOpenViolation: (violationId: string) => void;
+  /** "Histórico" was chosen: the vehicle's trail and timeline (dashboard/src/replay/). */
+  onOpenHistory?: (vehicleId: string) => void;
+  /** The signed-in client, for the address line (street first, coordinates second); none: coordinates only. */
+  client?: () => ApiClient | null;
 }
+
+const t = fleetMessages.popup;
 
 /** A popup is a glance: a vehicle with a long backlog is worked through in the feed instead. */
 const maxListedViolations = 5;
@@ -34,7 +45,11 @@ export class VehiclePopup {
   private readonly root = element('div', 'vehicle-popup');
   private readonly summary = element('div', 'vehicle-popup__summary');
   private readonly violationList = element('div', 'vehicle-popup__violations');
+  /** Built once, outside the parts rewritten every second, so a click on it is never lost to a refresh. */
+  private readonly actions = element('div', 'vehicle-popup__actions');
   private violationsKey: string | null = null;
+  /** Kept across the summary's rewrites: its street line comes from a lookup. */
+  private readonly address = new AddressView('vehicle-popup__address');
 
   constructor(private readonly options: VehiclePopupOptions) {
     this.popup = new Popup({ closeButton: true, closeOnClick: false, offset: 12, maxWidth: '300px' });
@@ -43,6 +58,17 @@ export class VehiclePopup {
       options.onSelectionChange(null);
     });
     this.root.append(this.summary, this.violationList);
+    const { onOpenHistory } = options;
+    if (onOpenHistory) {
+      const history = element('button', 'vehicle-popup__history', replayMessages.openHistory);
+      history.type = 'button';
+      history.title = replayMessages.openHistoryTitle;
+      history.addEventListener('click', () => {
+        if (this.vehicleId !== null) onOpenHistory(this.vehicleId);
+      });
+      this.actions.append(history);
+      this.root.append(this.actions);
+    }
     options.store.subscribe(() => this.scheduleRefresh());
     options.violations.subscribe(() => this.scheduleRefresh());
     // "n s ago" ages with no message at all.
@@ -92,27 +118,33 @@ export class VehiclePopup {
     const style = statusStyles[vehicle.status];
 
     const header = element('div', 'vehicle-popup__header');
-    header.append(element('span', 'vehicle-popup__plate', vehicle.plate));
+    header.append(valueElement('span', 'vehicle-popup__plate', vehicle.plate));
     const badge = element('span', 'status-badge', style.label);
     badge.style.setProperty('--status-color', style.color);
     header.append(badge);
-    const operator = element('div', 'vehicle-popup__operator', this.options.operatorName(vehicle.operatorId));
+    const operator = valueElement('div', 'vehicle-popup__operator', this.options.operatorName(vehicle.operatorId));
 
     const rows: Array<[string, string]> = [
-      ['Pack', packLabel(vehicle.pack)],
-      ['Speed', speedLabel(vehicle.speedKmh)],
-      ['Meter', meterLabel(vehicle.meterState, vehicle.tariff)],
-      [`${passengersTerm} / capacity`, passengersLabel(vehicle.passengers, vehicle.capacity)],
+      [t.pack, packLabel(vehicle.pack)],
+      [t.speed, speedLabel(vehicle.speedKmh)],
+      [t.meter, meterLabel(vehicle.meterState, vehicle.tariff)],
+      [t.passengersOfCapacity(passengersTerm), passengersLabel(vehicle.passengers, vehicle.capacity)],
       [
-        'Last seen',
+        t.lastSeen,
         vehicle.lastSeenMs === null
-          ? 'never'
-          : `${clockLabel(vehicle.lastSeenMs, now)} (${agoLabel(vehicle.lastSeenMs, now)})`,
+          ? t.never
+          : t.lastSeenValue(
+              recentTime(vehicle.lastSeenMs, vehicle.pack, now),
+              zoneName(vehicle.pack, vehicle.lastSeenMs),
+              agoLabel(vehicle.lastSeenMs, now),
+            ),
       ],
     ];
     const list = element('dl', 'vehicle-popup__facts');
     for (const [term, value] of rows) list.append(element('dt', undefined, term), element('dd', undefined, value));
-    this.summary.replaceChildren(header, operator, list);
+    if (vehicle.position)
+      this.address.show(this.options.client?.() ?? null, vehicle.position.lat, vehicle.position.lon);
+    this.summary.replaceChildren(header, operator, this.address.element, list);
   }
 
   private renderViolations(vehicle: TrackedVehicle): void {
@@ -125,22 +157,24 @@ export class VehiclePopup {
       return;
     }
     const now = this.options.now();
-    const heading = element('div', 'vehicle-popup__violations-heading', `Open violations (${open.length})`);
+    const heading = element('div', 'vehicle-popup__violations-heading', t.openViolations(open.length));
     const list = element('ul', 'vehicle-popup__violation-list');
     for (const violation of open.slice(0, maxListedViolations)) {
       const button = element('button', 'vehicle-popup__violation');
       button.type = 'button';
       button.dataset.violationId = violation.id;
       button.title = violation.descriptionEn;
+      button.dataset.valueTitle = '';
       const top = element('span', 'vehicle-popup__violation-top');
-      top.append(element('code', 'rule-id', violation.ruleId), ...violationBadges(violation).slice(0, 1));
-      const description = element('span', 'vehicle-popup__violation-description', violation.description);
+      top.append(valueElement('code', 'rule-id', violation.ruleId), ...violationBadges(violation).slice(0, 1));
+      const description = valueElement('span', 'vehicle-popup__violation-description', violation.description);
       description.lang = 'pt-BR';
       const time = element(
-        'span',
+        'time',
         'vehicle-popup__violation-time',
         feedTimeLabel(violation.startedAt, violation.pack, now),
       );
+      time.dateTime = violation.startedAt;
       button.append(top, description, time);
       button.addEventListener('click', () => this.options.onOpenViolation(violation.id));
       const item = element('li');
@@ -150,7 +184,7 @@ export class VehiclePopup {
     this.violationList.replaceChildren(heading, list);
     if (open.length > maxListedViolations) {
       const more = open.length - maxListedViolations;
-      this.violationList.append(element('div', 'vehicle-popup__violations-more', `and ${more} more in the feed`));
+      this.violationList.append(element('div', 'vehicle-popup__violations-more', t.more(more)));
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { MeterState, ServiceType, Tariff } from './api-types.js';
+import { fleetMessages as m } from './fleet-messages.js';
 
 /**
  * What a marker means to the person watching the map. The order is the legend's order and the
@@ -17,17 +18,12 @@ export interface StatusStyle {
 
 /** Colours are chosen to stay apart for the common colour-vision deficiencies and from the base map. */
 export const statusStyles: Record<VehicleStatus, StatusStyle> = {
-  free: { label: 'Taxi free', description: 'Meter free, available for hire', color: '#16a34a', radiusPx: 6 },
-  'hired-1': { label: 'Hired · Bandeira I', description: 'Meter running on tariff 1', color: '#2563eb', radiusPx: 6 },
-  'hired-2': { label: 'Hired · Bandeira II', description: 'Meter running on tariff 2', color: '#ea580c', radiusPx: 6 },
-  charter: { label: 'Charter bus', description: 'Fretamento (contínuo or eventual)', color: '#9333ea', radiusPx: 8 },
-  other: {
-    label: 'Meter off / other',
-    description: 'Taxi with the meter off, or private',
-    color: '#0f766e',
-    radiusPx: 5,
-  },
-  offline: { label: 'Offline', description: 'No sample within the offline window', color: '#9ca3af', radiusPx: 5 },
+  free: { ...m.statuses.free, color: '#16a34a', radiusPx: 6 },
+  'hired-1': { ...m.statuses['hired-1'], color: '#2563eb', radiusPx: 6 },
+  'hired-2': { ...m.statuses['hired-2'], color: '#ea580c', radiusPx: 6 },
+  charter: { ...m.statuses.charter, color: '#9333ea', radiusPx: 8 },
+  other: { ...m.statuses.other, color: '#0f766e', radiusPx: 5 },
+  offline: { ...m.statuses.offline, color: '#9ca3af', radiusPx: 5 },
 };
 
 export interface StatusInput {

@@ -1,25 +1,32 @@
+import { AddressView, type PlacesClient } from './address-lookup.js';
 import type { Pack, ViolationDetail, ViolationItem, ViolationReview } from './api-types.js';
-import { element } from './dom.js';
+import { element, valueElement } from './dom.js';
+import { legalTime, zoneName } from './legal-time.js';
 import { type MeasuredRow, measuredRows } from './measured-values.js';
+import { reviewerLabel } from './review-messages.js';
 import {
   brlLabel,
   decisionLabels,
   escalationLabel,
   formatNumber,
   localDateTimeLabel,
-  packTimeZone,
   placeKindLabel,
   recidivismLabel,
   regulationLabel,
   statusLabels,
 } from './violation-format.js';
+import { violationMessages } from './violation-messages.js';
 import { violationColors } from './violation-style.js';
+
+const t = violationMessages.detail;
 
 /** What the detail knows beside the record: names the API gives as ids, and how the map drawing went. */
 export interface DetailContext {
   operatorName: (operatorId: string | null) => string;
   /** What the map shows of the place ("Stop X, 30 m radius"), or why it could not be drawn. */
   place: { caption: string } | { problem: string } | null;
+  /** The signed-in client, for the address (street first, coordinates second); absent: the coordinates alone. */
+  places?: PlacesClient | null;
 }
 
 /**
@@ -31,88 +38,94 @@ export function renderDetailBody(violation: ViolationItem | ViolationDetail, con
   const detail = 'evidence' in violation ? violation : null;
   const sections: HTMLElement[] = [];
 
-  const description = element('p', 'detail-description', violation.description || violation.ruleId);
+  const description = valueElement('p', 'detail-description', violation.description || violation.ruleId);
   description.lang = 'pt-BR';
-  const english = element('p', 'detail-description-en', violation.descriptionEn);
+  const english = valueElement('p', 'detail-description-en', violation.descriptionEn);
   english.lang = 'en';
-  sections.push(section('Description', description, english));
+  sections.push(section(t.description, description, english));
 
   const articles = element('ul', 'legal-basis');
-  for (const article of violation.legalBasis) articles.append(element('li', 'legal-basis__article', article));
-  const regulation = element('p', 'detail-note', regulationLabel(violation.pack));
+  for (const article of violation.legalBasis) articles.append(valueElement('li', 'legal-basis__article', article));
+  const regulation = valueElement('p', 'detail-note', regulationLabel(violation.pack));
   regulation.lang = 'pt-BR';
-  sections.push(section('Legal basis', articles, regulation));
+  sections.push(section(t.legalBasis, articles, regulation));
 
   sections.push(
     section(
-      'Vehicle and driver',
+      t.vehicleAndDriver,
       facts([
-        ['Plate', violation.plate ?? '—'],
-        ['Vehicle', violation.vehicleId],
-        ['Operator', context.operatorName(violation.operatorId)],
-        ['Driver', violation.driverId ?? 'Not identified by telemetry'],
+        [t.plate, data(violation.plate ?? '—')],
+        [t.vehicle, data(violation.vehicleId)],
+        [t.operator, data(context.operatorName(violation.operatorId))],
+        [t.driver, violation.driverId === null ? t.driverUnknown : data(violation.driverId)],
       ]),
     ),
   );
 
   sections.push(
     section(
-      `When (${packTimeZone(violation.pack)})`,
+      t.when(zoneName(violation.pack, violation.startedAt)),
       facts([
-        ['Started', localDateTimeLabel(violation.startedAt, violation.pack)],
-        [
-          'Ended',
-          violation.endedAt === null ? 'Still going on' : localDateTimeLabel(violation.endedAt, violation.pack),
-        ],
-        ['Detected', localDateTimeLabel(violation.detectedAt, violation.pack)],
+        // The section's title names the zone once; the rows are on that clock.
+        [t.started, instant(violation.startedAt, violation.pack)],
+        [t.ended, violation.endedAt === null ? t.stillGoing : instant(violation.endedAt, violation.pack)],
+        [t.detected, instant(violation.detectedAt, violation.pack)],
       ]),
     ),
   );
 
-  const where: Array<[string, string]> = [];
+  const where: Array<[string, string | DataText]> = [];
   if (violation.place) {
-    where.push([placeKindLabel(violation.place.kind), `${violation.place.name} (${violation.place.id})`]);
+    where.push([placeKindLabel(violation.place.kind), data(`${violation.place.name} (${violation.place.id})`)]);
   }
-  where.push([
-    'Position',
-    violation.lat === null || violation.lon === null ? '—' : `${violation.lat.toFixed(6)}, ${violation.lon.toFixed(6)}`,
-  ]);
-  sections.push(section('Where', facts(where)));
+  if (violation.lat !== null && violation.lon !== null && context.places !== undefined) {
+    const address = new AddressView('detail-address');
+    address.show(context.places, violation.lat, violation.lon);
+    sections.push(section(t.where, address.element, ...(where.length > 0 ? [facts(where)] : [])));
+  } else {
+    where.push([
+      t.position,
+      violation.lat === null || violation.lon === null
+        ? '—'
+        : `${violation.lat.toFixed(6)}, ${violation.lon.toFixed(6)}`,
+    ]);
+    sections.push(section(t.where, facts(where)));
+  }
 
   const measured = measuredRows(detail?.evidence.measured ?? violation.measured, violation.pack);
   sections.push(
-    section(
-      'Measured values',
-      measured.length > 0 ? measuredTable(measured) : element('p', 'detail-note', 'The rule recorded no values.'),
-    ),
+    section(t.measured, measured.length > 0 ? measuredTable(measured) : element('p', 'detail-note', t.noMeasured)),
   );
 
-  sections.push(section('Penalty', facts(penaltyFacts(violation)), recidivismFacts(violation)));
+  sections.push(section(t.penaltyHeading, facts(penaltyFacts(violation)), recidivismFacts(violation)));
 
-  sections.push(section('Evidence on the map', evidenceSummary(detail, violation.pack, context)));
+  sections.push(section(t.evidence, evidenceSummary(detail, violation.pack, context)));
 
-  if (detail) sections.push(section('Review trail', reviewTrail(detail.reviews, violation.pack)));
+  if (detail) sections.push(section(t.reviewTrail, reviewTrail(detail.reviews, violation.pack)));
   return sections;
 }
 
-function penaltyFacts(violation: ViolationItem): Array<[string, string]> {
+function penaltyFacts(violation: ViolationItem): Array<[string, string | DataText]> {
   const { penalty } = violation;
-  const rows: Array<[string, string]> = [];
-  if (typeof penalty.group === 'string') rows.push(['Group', penalty.group]);
+  const rows: Array<[string, string | DataText]> = [];
+  if (typeof penalty.group === 'string') rows.push([t.group, data(penalty.group)]);
   if (typeof penalty.units === 'number') {
-    rows.push(['Fine', `${formatNumber(penalty.units)}${typeof penalty.unit === 'string' ? ` ${penalty.unit}` : ''}`]);
+    rows.push([
+      t.fine,
+      data(`${formatNumber(penalty.units)}${typeof penalty.unit === 'string' ? ` ${penalty.unit}` : ''}`),
+    ]);
   }
-  if (typeof penalty.amountBrl === 'number') rows.push(['Amount', brlLabel(penalty.amountBrl)]);
-  if (penalty.apprehension === true) rows.push(['Apprehension', 'Yes: apreensão do veículo']);
+  if (typeof penalty.amountBrl === 'number') rows.push([t.amount, brlLabel(penalty.amountBrl)]);
+  if (penalty.apprehension === true) rows.push([t.apprehension, t.apprehensionYes]);
   const escalation = escalationLabel(penalty.escalation);
-  if (escalation) rows.push(['Escalation', escalation]);
-  if (rows.length === 0) rows.push(['Penalty', 'Not configured for this rule']);
+  if (escalation) rows.push([t.escalation, data(escalation)]);
+  if (rows.length === 0) rows.push([t.penaltyHeading, t.penaltyMissing]);
   return rows;
 }
 
 function recidivismFacts(violation: ViolationItem): HTMLElement {
   const { recidivism } = violation;
-  const rows: Array<[string, string]> = [['Recidivism', recidivismLabel(recidivism)]];
+  const rows: Array<[string, string]> = [[t.recidivism, recidivismLabel(recidivism)]];
   // Packs add their own facts (fine multiplier, counts per group, escalation reached): show them as measured.
   const extra = Object.fromEntries(
     Object.entries(recidivism).filter(([key]) => key !== 'count' && key !== 'windowDays'),
@@ -127,26 +140,26 @@ function recidivismFacts(violation: ViolationItem): HTMLElement {
 function evidenceSummary(detail: ViolationDetail | null, pack: Pack, context: DetailContext): HTMLElement {
   const wrapper = element('div', 'evidence-summary');
   if (!detail) {
-    wrapper.append(element('p', 'detail-note', 'Loading the evidence…'));
+    wrapper.append(element('p', 'detail-note', t.evidenceLoading));
     return wrapper;
   }
   const { samples, window } = detail.evidence;
   wrapper.append(
     facts([
-      ['Samples', samples.length.toLocaleString()],
-      ['Window', `${localDateTimeLabel(window.from, pack)} – ${localDateTimeLabel(window.to, pack)}`],
+      [t.samples, formatNumber(samples.length)],
+      [t.window, `${localDateTimeLabel(window.from, pack)} – ${localDateTimeLabel(window.to, pack)}`],
     ]),
   );
   if (samples.length === 0) {
-    wrapper.append(element('p', 'detail-note', 'No telemetry was stored for this vehicle in the evidence window.'));
+    wrapper.append(element('p', 'detail-note', t.noSamples));
   }
   const legend = element('ul', 'evidence-legend');
   legend.append(
-    legendItem('evidence-legend__line', violationColors.trace, 'Trace'),
-    legendItem('evidence-legend__sample', violationColors.trace, 'Sample (hover or click for readings)'),
-    legendItem('evidence-legend__start', violationColors.trace, 'First sample'),
-    legendItem('evidence-legend__end', violationColors.trace, 'Last sample'),
-    legendItem('evidence-legend__location', violationColors.mark, 'Where the rule placed the violation'),
+    legendItem('evidence-legend__line', violationColors.trace, t.legendTrace),
+    legendItem('evidence-legend__sample', violationColors.trace, t.legendSample),
+    legendItem('evidence-legend__start', violationColors.trace, t.legendFirst),
+    legendItem('evidence-legend__end', violationColors.trace, t.legendLast),
+    legendItem('evidence-legend__location', violationColors.mark, t.legendLocation),
   );
   if (context.place && 'caption' in context.place) {
     legend.append(legendItem('evidence-legend__place', violationColors.place, context.place.caption));
@@ -167,7 +180,7 @@ function legendItem(swatchClass: string, color: string, text: string): HTMLEleme
 }
 
 function reviewTrail(reviews: readonly ViolationReview[], pack: Pack): HTMLElement {
-  if (reviews.length === 0) return element('p', 'detail-note', 'Not reviewed yet.');
+  if (reviews.length === 0) return element('p', 'detail-note', t.notReviewed);
   const list = element('ol', 'review-trail');
   for (const review of reviews) {
     const item = element('li', 'review-trail__item');
@@ -181,8 +194,12 @@ function reviewTrail(reviews: readonly ViolationReview[], pack: Pack): HTMLEleme
         `${statusLabels[review.fromStatus] ?? review.fromStatus} → ${statusLabels[review.toStatus] ?? review.toStatus}`,
       ),
     );
-    const meta = element('div', 'review-trail__meta', `${review.reviewer} · ${localDateTimeLabel(review.at, pack)}`);
-    item.append(head, meta, element('p', 'review-trail__reason', review.reason));
+    const meta = element(
+      'div',
+      'review-trail__meta',
+      `${reviewerLabel(review)} · ${localDateTimeLabel(review.at, pack)}`,
+    );
+    item.append(head, meta, valueElement('p', 'review-trail__reason', review.reason));
     list.append(item);
   }
   return list;
@@ -194,9 +211,37 @@ function section(title: string, ...content: HTMLElement[]): HTMLElement {
   return node;
 }
 
-function facts(rows: ReadonlyArray<[string, string]>): HTMLElement {
+/** A fact's value that is data (a plate, a name, an id), not interface text. */
+interface DataText {
+  data: string;
+  /** Set for an instant: shown in a `<time>` carrying it. */
+  dateTime?: string;
+}
+
+function data(text: string): DataText {
+  return { data: text };
+}
+
+/** An instant on the pack's legal clock (the section's title names the zone). */
+function instant(iso: string, pack: Pack): DataText {
+  return { data: legalTime(iso, pack, 'weekday-date-time'), dateTime: iso };
+}
+
+function factValue(value: string | DataText): HTMLElement {
+  if (typeof value === 'string') return element('dd', undefined, value);
+  if (value.dateTime === undefined) return valueElement('dd', undefined, value.data);
+  const dd = element('dd');
+  const time = element('time', undefined, value.data);
+  time.dateTime = value.dateTime;
+  dd.append(time);
+  return dd;
+}
+
+function facts(rows: ReadonlyArray<[string, string | DataText]>): HTMLElement {
   const list = element('dl', 'detail-facts');
-  for (const [term, value] of rows) list.append(element('dt', undefined, term), element('dd', undefined, value));
+  for (const [term, value] of rows) {
+    list.append(element('dt', undefined, term), factValue(value));
+  }
   return list;
 }
 
@@ -209,7 +254,11 @@ function measuredTable(rows: readonly MeasuredRow[]): HTMLTableElement {
     const th = element('th', undefined, row.label);
     th.scope = 'row';
     th.title = row.key;
+    th.dataset.valueTitle = '';
+    if (row.labelFromKey) th.dataset.value = '';
     const td = element('td');
+    // A measurement (a number with its unit, a time, an id) is data.
+    td.dataset.value = '';
     if (typeof row.value === 'string') td.textContent = row.value;
     else td.append(measuredTable(row.value));
     tr.append(th, td);

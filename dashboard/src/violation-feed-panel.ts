@@ -1,3 +1,4 @@
+import { lazyStreetLine, type PlacesClient } from './address-lookup.js';
 import {
   type Pack,
   type ViolationFilters,
@@ -5,10 +6,12 @@ import {
   violationConfidences,
   violationStatuses,
 } from './api-types.js';
-import { element } from './dom.js';
+import { element, valueElement } from './dom.js';
 import { packLabel } from './format.js';
+import { zoneName } from './legal-time.js';
 import { violationBadges } from './violation-badges.js';
 import { confidenceLabels, feedTimeLabel, penaltyLabel, placeKindLabel, statusLabels } from './violation-format.js';
+import { violationMessages } from './violation-messages.js';
 import type { ViolationChange, ViolationStore } from './violation-store.js';
 import { feedPageSize, type SyncState } from './violation-sync.js';
 
@@ -19,10 +22,14 @@ export interface ViolationFeedOptions {
   onOpen: (violationId: string) => void;
   /** Fetches the CSV for the filters and hands it to the browser; rejects with a message to show. */
   onExport: (filters: ViolationFilters) => Promise<void>;
+  /** The signed-in client, for each row's street (looked up once the row is in view). */
+  client?: () => PlacesClient | null;
 }
 
 /** How long a newly raised violation stays highlighted: long enough to catch the eye, not to linger. */
 const highlightMs = 6000;
+
+const t = violationMessages.feed;
 
 const packs: readonly Pack[] = ['sp-fretamento', 'df-taxi', 'belem-taxi'];
 
@@ -54,35 +61,35 @@ export class ViolationFeedPanel {
     private readonly options: ViolationFeedOptions,
   ) {
     const heading = element('div', 'violations__heading');
-    heading.append(element('h2', 'panel-heading', 'Violations'));
+    heading.append(element('h2', 'panel-heading', t.heading));
     const counter = element('div', 'violation-counter');
-    counter.title = 'Open violations, awaiting review';
+    counter.title = t.openCounter;
     this.openValue = element('span', 'violation-counter__value', '0');
     this.openValue.dataset.count = 'open-violations';
-    counter.append(this.openValue, element('span', 'violation-counter__label', 'open'));
+    counter.append(this.openValue, element('span', 'violation-counter__label', t.open));
     heading.append(counter);
 
     const filters = element('div', 'violation-filters');
     filters.append(
-      this.filterSelect('pack', 'Pack', packs, packLabel),
-      this.filterSelect('status', 'Status', violationStatuses, (status) => statusLabels[status]),
+      this.filterSelect('pack', t.pack, packs, packLabel),
+      this.filterSelect('status', t.status, violationStatuses, (status) => statusLabels[status]),
       this.filterSelect(
         'confidence',
-        'Confidence',
+        t.confidence,
         violationConfidences,
         (confidence) => confidenceLabels[confidence].filter,
       ),
     );
-    this.exportButton = element('button', 'violation-export', 'Export CSV');
+    this.exportButton = element('button', 'violation-export', t.export);
     this.exportButton.type = 'button';
-    this.exportButton.title = 'Download every violation the filters select, as CSV';
+    this.exportButton.title = t.exportHint;
     this.exportButton.addEventListener('click', () => this.export());
     filters.append(this.exportButton);
 
     this.stateLine = element('p', 'violations__state');
     this.stateLine.setAttribute('role', 'status');
     this.list = element('ol', 'violation-feed');
-    this.list.setAttribute('aria-label', 'Violations, newest first');
+    this.list.setAttribute('aria-label', t.listLabel);
     this.list.setAttribute('aria-live', 'polite');
 
     container.replaceChildren(heading, filters, this.stateLine, this.list);
@@ -105,7 +112,7 @@ export class ViolationFeedPanel {
     wrapper.append(element('span', 'violation-filter__label', label));
     const select = element('select', 'violation-filter__select');
     select.name = key;
-    select.append(new Option('Any', ''));
+    select.append(new Option(t.any, ''));
     for (const value of values) select.append(new Option(describe(value), value));
     select.addEventListener('change', () => {
       const next: ViolationFilters = { ...this.filters };
@@ -121,15 +128,15 @@ export class ViolationFeedPanel {
 
   private async export(): Promise<void> {
     this.exportButton.disabled = true;
-    this.exportButton.textContent = 'Exporting…';
+    this.exportButton.textContent = t.exporting;
     this.exportMessage = null;
     try {
       await this.options.onExport(this.filters);
     } catch (error) {
-      this.exportMessage = `Export failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.exportMessage = t.exportFailed(error instanceof Error ? error.message : String(error));
     } finally {
       this.exportButton.disabled = false;
-      this.exportButton.textContent = 'Export CSV';
+      this.exportButton.textContent = t.export;
       this.render();
     }
   }
@@ -192,13 +199,13 @@ export class ViolationFeedPanel {
     if (this.exportMessage) return this.exportMessage;
     switch (this.syncState.kind) {
       case 'idle':
-        return 'Sign in to see violations.';
+        return t.signIn;
       case 'loading':
-        return shown === 0 ? 'Loading violations…' : '';
+        return shown === 0 ? t.loading : '';
       case 'failed':
-        return `Could not load violations (${this.syncState.message}); retrying.`;
+        return t.failed(this.syncState.message);
       case 'ready':
-        return shown === 0 ? 'No violation matches the filters.' : '';
+        return shown === 0 ? t.noMatch : '';
     }
   }
 
@@ -210,29 +217,35 @@ export class ViolationFeedPanel {
     button.addEventListener('click', () => this.options.onOpen(item.id));
 
     const top = element('span', 'violation-row__top');
-    top.append(element('code', 'rule-id', item.ruleId), ...violationBadges(item));
+    top.append(valueElement('code', 'rule-id', item.ruleId), ...violationBadges(item));
 
-    const description = element('span', 'violation-row__description', item.description || item.ruleId);
+    const description = valueElement('span', 'violation-row__description', item.description || item.ruleId);
     description.lang = 'pt-BR';
     description.title = item.descriptionEn;
-    const english = element('span', 'violation-row__description-en', item.descriptionEn);
+    description.dataset.valueTitle = '';
+    const english = valueElement('span', 'violation-row__description-en', item.descriptionEn);
     english.lang = 'en';
 
     const meta = element('span', 'violation-row__meta');
-    const plate = element('span', 'violation-row__plate', item.plate ?? item.vehicleId);
+    const plate = valueElement('span', 'violation-row__plate', item.plate ?? item.vehicleId);
     meta.append(plate);
     if (item.place) {
-      const place = element('span', 'violation-row__place', item.place.name);
+      const place = valueElement('span', 'violation-row__place', item.place.name);
       place.title = placeKindLabel(item.place.kind);
       meta.append(place);
     }
     const time = element('time', 'violation-row__time', feedTimeLabel(item.startedAt, item.pack, nowMs));
     time.dateTime = item.startedAt;
-    time.title = 'Start, local time where the vehicle was';
+    time.title = t.timeHint(zoneName(item.pack, item.startedAt));
     meta.append(time);
 
     const penalty = element('span', 'violation-row__penalty', penaltyLabel(item.penalty));
-    button.append(top, description, english, meta, penalty);
+    button.append(top, description, english, meta);
+    const { client } = this.options;
+    if (client && item.lat !== null && item.lon !== null) {
+      button.append(lazyStreetLine(client, item.lat, item.lon, 'violation-row__street'));
+    }
+    button.append(penalty);
     node.replaceChildren(button);
   }
 }

@@ -1,4 +1,13 @@
 import type { Pack, Penalty, Recidivism, ReviewDecision, ViolationConfidence, ViolationStatus } from './api-types.js';
+import {
+  formatBrl,
+  formatNumber as formatLocalNumber,
+  legalTime,
+  legalTimeWithZone,
+  recentTime,
+} from './legal-time.js';
+import { reviewMessages } from './review-messages.js';
+import { violationMessages as m } from './violation-messages.js';
 
 /**
  * Wording and formats of violations. Times are shown in the pack's legal time zone, not the
@@ -6,15 +15,7 @@ import type { Pack, Penalty, Recidivism, ReviewDecision, ViolationConfidence, Vi
  * ran, and an officer in another state must read the same clock the regulation speaks of.
  */
 
-const packTimeZones: Record<Pack, string> = {
-  'sp-fretamento': 'America/Sao_Paulo',
-  'df-taxi': 'America/Sao_Paulo',
-  'belem-taxi': 'America/Belem',
-};
-
-export function packTimeZone(pack: Pack): string {
-  return packTimeZones[pack] ?? 'America/Sao_Paulo';
-}
+export { packTimeZone } from './legal-time.js';
 
 /** The regulation each pack enforces (shared/RULES.md), as an auto de infração would cite it. */
 const regulations: Record<Pack, string> = {
@@ -30,116 +31,54 @@ export function regulationLabel(pack: Pack): string {
   return regulations[pack] ?? pack;
 }
 
-export const statusLabels: Record<ViolationStatus, string> = {
-  open: 'Open',
-  confirmed: 'Confirmed',
-  dismissed: 'Dismissed',
-  notified: 'Notified',
-};
+export const statusLabels: Record<ViolationStatus, string> = m.status;
 
 /**
  * Confidence is badged "Measured" rather than the API's `confirmed`: beside the workflow status
  * (which also has a "Confirmed") the same word would read as the review outcome.
  */
-export const confidenceLabels: Record<ViolationConfidence, { label: string; filter: string; hint: string }> = {
-  confirmed: {
-    label: 'Measured',
-    filter: 'Confirmed (measured)',
-    hint: 'Confidence: confirmed. Every input the rule needs was measured',
-  },
-  suspected: {
-    label: 'Suspected',
-    filter: 'Suspected (inferred)',
-    hint: 'Confidence: suspected. An input was inferred: review before acting on it',
-  },
-};
+export const confidenceLabels: Record<ViolationConfidence, { label: string; filter: string; hint: string }> =
+  m.confidence;
 
 export const decisionLabels: Record<ReviewDecision, string> = {
-  confirm: 'Confirm',
-  dismiss: 'Dismiss',
-  notify: 'Notify',
-};
-
-const placeKindLabels: Record<string, string> = {
-  stop: 'Regular-service stop',
-  stand: 'Taxi stand (ponto)',
-  zone: 'Zone',
-  route: 'Declared itinerary',
+  ...m.decisions,
+  reopen: reviewMessages.reopen,
 };
 
 export function placeKindLabel(kind: string): string {
-  return placeKindLabels[kind] ?? kind;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string, style: 'day' | 'time' | 'dayTime' | 'full'): Intl.DateTimeFormat {
-  const key = `${timeZone}|${style}`;
-  let format = formatters.get(key);
-  if (!format) {
-    const time = { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' } as const;
-    const options: Intl.DateTimeFormatOptions =
-      style === 'day'
-        ? { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }
-        : style === 'time'
-          ? { timeZone, weekday: 'short', ...time }
-          : style === 'dayTime'
-            ? { timeZone, weekday: 'short', day: '2-digit', month: '2-digit', ...time }
-            : {
-                timeZone,
-                weekday: 'short',
-                year: 'numeric',
-                month: '2-digit',
-                day: '2-digit',
-                ...time,
-                timeZoneName: 'short',
-              };
-    format = new Intl.DateTimeFormat(undefined, options);
-    formatters.set(key, format);
-  }
-  return format;
+  return m.placeKinds[kind] ?? kind;
 }
 
 /** Feed rows: weekday and time, with the date when it is not today where the vehicle is. */
 export function feedTimeLabel(iso: string, pack: Pack, nowMs: number): string {
-  const at = Date.parse(iso);
-  if (!Number.isFinite(at)) return '—';
-  const zone = packTimeZone(pack);
-  const day = formatter(zone, 'day');
-  const sameDay = day.format(at) === day.format(nowMs);
-  return formatter(zone, sameDay ? 'time' : 'dayTime').format(at);
+  return recentTime(iso, pack, nowMs);
 }
 
-/** Evidence and detail: the full local date and time with the zone's offset, as a notice would state it. */
+/** Evidence and detail: the full local date and time with the zone's name, as a notice would state it. */
 export function localDateTimeLabel(iso: string | null, pack: Pack): string {
-  if (iso === null) return '—';
-  const at = Date.parse(iso);
-  return Number.isFinite(at) ? formatter(packTimeZone(pack), 'full').format(at) : iso;
+  return iso === null ? '—' : legalTimeWithZone(iso, pack, 'weekday-date-time');
 }
 
 /** Time of day only (evidence samples, whose date the detail already states). */
 export function localTimeLabel(iso: string, pack: Pack): string {
-  const at = Date.parse(iso);
-  return Number.isFinite(at) ? formatter(packTimeZone(pack), 'time').format(at) : iso;
+  return legalTime(iso, pack, 'weekday-time');
 }
 
-const brlFormat = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
-
 export function brlLabel(amount: number): string {
-  return brlFormat.format(amount);
+  return formatBrl(amount);
 }
 
 /** "Group C · 10 ORTN · R$ 1.234,56 · apreensão": the parts the pack's penalty has, in that order. */
 export function penaltyLabel(penalty: Penalty): string {
   const parts: string[] = [];
-  if (typeof penalty.group === 'string' && penalty.group) parts.push(`Group ${penalty.group}`);
+  if (typeof penalty.group === 'string' && penalty.group) parts.push(m.penalty.group(penalty.group));
   if (typeof penalty.units === 'number') {
     parts.push(
       typeof penalty.unit === 'string' ? `${formatNumber(penalty.units)} ${penalty.unit}` : formatNumber(penalty.units),
     );
   }
   if (typeof penalty.amountBrl === 'number') parts.push(brlLabel(penalty.amountBrl));
-  if (penalty.apprehension === true) parts.push('apreensão do veículo');
+  if (penalty.apprehension === true) parts.push(m.penalty.apprehension);
   return parts.length > 0 ? parts.join(' · ') : '—';
 }
 
@@ -147,7 +86,7 @@ export function penaltyLabel(penalty: Penalty): string {
 export function escalationLabel(escalation: unknown): string | null {
   if (escalation === undefined || escalation === null || escalation === false) return null;
   if (typeof escalation === 'string') return escalation || null;
-  if (escalation === true) return 'Yes';
+  if (escalation === true) return m.penalty.yes;
   if (typeof escalation === 'object') {
     const record = escalation as Record<string, unknown>;
     for (const key of ['description', 'label', 'kind', 'type']) {
@@ -164,10 +103,10 @@ export function recidivismLabel(recidivism: Recidivism): string {
   const count = typeof recidivism.count === 'number' ? recidivism.count : null;
   const days = typeof recidivism.windowDays === 'number' ? recidivism.windowDays : null;
   if (count === null) return '—';
-  const earlier = count === 0 ? 'No earlier violation' : `${count} earlier`;
-  return days === null ? earlier : `${earlier} within ${days} days`;
+  const earlier = m.penalty.earlier(count);
+  return days === null ? earlier : m.penalty.within(earlier, days);
 }
 
 export function formatNumber(value: number, maximumFractionDigits = 2): string {
-  return value.toLocaleString(undefined, { maximumFractionDigits });
+  return formatLocalNumber(value, { maximumFractionDigits });
 }

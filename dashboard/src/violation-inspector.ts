@@ -1,16 +1,21 @@
 import type { LngLatLike, Map as MapLibreMap } from 'maplibre-gl';
 import { type ApiClient, ApiError, UnauthorizedError } from './api-client.js';
 import type { ReviewDecision, ViolationDetail, ViolationItem } from './api-types.js';
-import { element } from './dom.js';
+import { element, valueElement } from './dom.js';
 import type { EvidenceLayer } from './evidence-layer.js';
 import { packLabel } from './format.js';
 import { loadPlaceShape, type PlaceShape } from './place-geometry.js';
 import { ReviewForm } from './review-form.js';
 import type { VehicleLayer } from './vehicle-layer.js';
+import { canReview, onViewerChange } from './viewer.js';
 import { violationBadges } from './violation-badges.js';
 import { type DetailContext, renderDetailBody } from './violation-detail-view.js';
+import { placeKindLabel } from './violation-format.js';
 import { toViolationItem } from './violation-guards.js';
+import { violationMessages } from './violation-messages.js';
 import type { ViolationChange, ViolationStore } from './violation-store.js';
+
+const t = violationMessages.detail;
 
 export interface ViolationInspectorOptions {
   map: MapLibreMap;
@@ -55,6 +60,9 @@ export class ViolationInspector {
 
   constructor(private readonly options: ViolationInspectorOptions) {
     options.store.subscribe((change) => this.onStoreChange(change));
+    onViewerChange(() => {
+      if (this.state) this.state.review.node.hidden = !canReview();
+    });
     document.addEventListener('keydown', (event) => {
       if (event.key !== 'Escape' || this.state === null) return;
       if (event.target instanceof HTMLTextAreaElement || event.target instanceof HTMLInputElement) return;
@@ -72,7 +80,7 @@ export class ViolationInspector {
     if (this.state === null) this.savedCamera = { center: map.getCenter(), zoom: map.getZoom() };
     const item = store.get(id);
 
-    const back = element('button', 'detail-back', '← Live feed');
+    const back = element('button', 'detail-back', t.back);
     back.type = 'button';
     back.addEventListener('click', () => this.close());
     const header = element('div', 'detail-header');
@@ -81,6 +89,8 @@ export class ViolationInspector {
     const root = element('article', 'violation-detail');
     root.dataset.violationId = id;
     root.append(back, header, body, review.node);
+    // Only the roles the API lets review see the form (admin, regulators, enforcement).
+    review.node.hidden = !canReview();
     detailContainer.replaceChildren(root);
 
     this.state = {
@@ -140,10 +150,15 @@ export class ViolationInspector {
         try {
           state.placeShape = await loadPlaceShape(api, detail);
           if (state.placeShape) state.place = { caption: state.placeShape.caption };
-          else if (detail.place) state.place = { problem: `A ${detail.place.kind} cannot be drawn on the map.` };
+          else if (detail.place) state.place = { problem: t.placeNotDrawable(placeKindLabel(detail.place.kind)) };
         } catch (error) {
           if (error instanceof UnauthorizedError) throw error;
-          state.place = { problem: `The ${detail.place?.kind ?? 'place'} could not be drawn: ${describe(error)}.` };
+          state.place = {
+            problem: t.placeFailed(
+              detail.place ? placeKindLabel(detail.place.kind) : t.placeKindFallback,
+              describe(error),
+            ),
+          };
         }
       }
       if (generation !== this.generation || this.state !== state) return;
@@ -201,11 +216,11 @@ export class ViolationInspector {
     const state = this.state;
     if (state === null) return;
     if (violation === null) {
-      state.header.replaceChildren(element('h2', 'detail-title', 'Violation'));
+      state.header.replaceChildren(element('h2', 'detail-title', t.title));
       return;
     }
     const title = element('h2', 'detail-title');
-    title.append(element('code', 'rule-id', violation.ruleId));
+    title.append(valueElement('code', 'rule-id', violation.ruleId));
     const badges = element('div', 'detail-badges');
     badges.append(...violationBadges(violation), element('span', 'detail-pack', packLabel(violation.pack)));
     state.header.replaceChildren(title, badges);
@@ -215,10 +230,14 @@ export class ViolationInspector {
     const state = this.state;
     if (state === null) return;
     if (violation === null) {
-      state.body.replaceChildren(element('p', 'detail-note', 'Loading the violation…'));
+      state.body.replaceChildren(element('p', 'detail-note', t.loading));
       return;
     }
-    const context: DetailContext = { operatorName: this.options.operatorName, place: state.place };
+    const context: DetailContext = {
+      operatorName: this.options.operatorName,
+      place: state.place,
+      places: this.options.client(),
+    };
     state.body.replaceChildren(...renderDetailBody(violation, context));
   }
 
@@ -227,17 +246,17 @@ export class ViolationInspector {
     if (state === null) return;
     const problem = element('div', 'detail-error');
     problem.setAttribute('role', 'alert');
-    const retry = element('button', 'detail-retry', 'Try again');
+    const retry = element('button', 'detail-retry', t.retry);
     retry.type = 'button';
     retry.addEventListener('click', () => void this.load(true));
-    problem.append(element('p', undefined, `Could not load the violation: ${message}`), retry);
+    problem.append(element('p', undefined, t.loadFailed(message)), retry);
     state.body.prepend(problem);
   }
 }
 
 function describe(error: unknown): string {
   if (error instanceof ApiError) return error.message;
-  if (error instanceof DOMException && error.name === 'TimeoutError') return 'the request timed out';
+  if (error instanceof DOMException && error.name === 'TimeoutError') return t.timedOut;
   if (error instanceof Error) return error.message;
   return String(error);
 }

@@ -124,13 +124,19 @@ describe.skipIf(!hasChromium)('alert subscriptions on the dashboard', () => {
       const downRow = section.locator(`[data-subscription-id="${down.id}"]`);
       const badge = downRow.locator('.alert-status__badge');
       await badge.waitFor({ state: 'visible', timeout: 5_000 });
-      // The page's own locale rendering of failingSince, so the test holds in any time zone.
-      const expected = await page.evaluate(
-        (iso) => new Date(iso).toLocaleString('pt-BR', { dateStyle: 'short', timeStyle: 'short' }),
-        failing.failingSince ?? '',
-      );
+      // On Brazil's official clock, named (a subscription belongs to no pack), whatever the browser's zone.
+      const expected = `${new Intl.DateTimeFormat('pt-BR', {
+        timeZone: 'America/Sao_Paulo',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(failing.failingSince ?? ''))} horário de Brasília (UTC−3)`;
       expect(await badge.textContent()).toBe(`Falhando desde ${expected}`);
-      expect(expected).toMatch(/^\d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}$/);
+      expect(expected).toMatch(/^\d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}:\d{2} horário de Brasília \(UTC−3\)$/);
       // The target is the host only: a webhook's path and query may carry a secret.
       expect(await downRow.locator('.alert-status__target').textContent()).toBe(`127.0.0.1:${closedPort}`);
       // Clearly visible: white on red, not the muted text of the list.

@@ -129,18 +129,73 @@ export interface PageMap {
   getZoom(): number;
   project(lngLat: [number, number]): { x: number; y: number };
   once(event: 'idle', listener: () => void): void;
+  on(event: 'render', listener: () => void): void;
+  off(event: 'render', listener: () => void): void;
+  areTilesLoaded(): boolean;
   triggerRepaint(): void;
   getCanvas(): { clientWidth: number; clientHeight: number };
 }
 
-/** Resolves once the map has drawn everything it has (no camera move or pending tiles). */
+/**
+ * Opens a vehicle's popup as a user does: waits until the page has placed the vehicle, centres the
+ * map on it at `zoom`, waits for the map to settle and clicks its marker. Returns where it was.
+ */
+export async function clickVehicle(page: Page, vehicleId: string, zoom = 15): Promise<{ lon: number; lat: number }> {
+  type Handle = { vigia?: { map: PageMap; vehicles(): { id: string; lon: number; lat: number }[] } };
+  await page.waitForFunction(
+    (id) => (globalThis as unknown as Handle).vigia?.vehicles().some((v) => v.id === id) === true,
+    vehicleId,
+    { timeout: 60_000 },
+  );
+  const position = await page.evaluate(
+    ([id, z]) => {
+      const vigia = (globalThis as unknown as Handle).vigia;
+      const v = vigia?.vehicles().find((x) => x.id === id);
+      if (!vigia || !v) throw new Error(`vehicle ${id} is not on the map`);
+      vigia.map.jumpTo({ center: [v.lon, v.lat], zoom: z });
+      return { lon: v.lon, lat: v.lat };
+    },
+    [vehicleId, zoom] as const,
+  );
+  await waitForIdleMap(page);
+  const point = await page.evaluate(
+    (p) => (globalThis as unknown as Handle).vigia?.map.project([p.lon, p.lat]),
+    position,
+  );
+  const box = await page.locator('#map').boundingBox();
+  if (!point || !box) throw new Error('the map has no box');
+  await page.mouse.click(box.x + point.x, box.y + point.y);
+  return position;
+}
+
+/**
+ * Resolves once the map has drawn everything it has: no camera move, the style and every tile
+ * loaded, then the symbol fade (300 ms) over. MapLibre's 'idle' event says the same but also needs
+ * a frame with nothing left to draw, which a live fleet pushing positions every few hundred ms may
+ * not give for tens of seconds on a loaded machine; a drawn frame with everything loaded is what a
+ * screenshot needs, so whichever comes first.
+ */
 export async function waitForIdleMap(page: Page): Promise<void> {
   await page.evaluate(
     () =>
       new Promise<void>((resolve) => {
         const map = (globalThis as unknown as { vigia?: { map: PageMap } }).vigia?.map;
         if (!map) return resolve();
-        map.once('idle', () => resolve());
+        let settled = false;
+        const finish = () => {
+          if (settled) return;
+          settled = true;
+          map.off('render', onRender);
+          resolve();
+        };
+        const onRender = () => {
+          if (!settled && !map.isMoving() && map.loaded() && map.areTilesLoaded()) {
+            map.off('render', onRender);
+            setTimeout(finish, 350);
+          }
+        };
+        map.once('idle', finish);
+        map.on('render', onRender);
         map.triggerRepaint();
       }),
   );
@@ -200,4 +255,20 @@ export function countSet(mask: Uint8Array): number {
 export function hexToRgb(hex: string): Rgb {
   const value = Number.parseInt(hex.slice(1), 16);
   return { r: (value >> 16) & 0xff, g: (value >> 8) & 0xff, b: value & 0xff };
+}
+
+/**
+ * A desk page (1366 × 900, Portuguese) signed in with `token`, its errors printed, once the map
+ * has loaded: how most browser tests begin.
+ */
+export async function openDesk(browser: Browser, url: string, token: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1366, height: 900 }, locale: 'pt-BR' });
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  await page.goto(`${url}/#token=${token}`);
+  await page.waitForFunction(
+    () => (globalThis as unknown as { vigia?: { map: PageMap } }).vigia?.map.loaded() === true,
+    undefined,
+    { timeout: 60_000 },
+  );
+  return page;
 }

@@ -226,7 +226,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     expect(await page.locator('.field-list').isHidden()).toBe(true);
     expect(await page.locator('.field-controls').isHidden()).toBe(true);
     // The full record (with its evidence) has arrived once the evidence summary counts samples.
-    await expect.poll(() => detail.locator('.evidence-summary').textContent()).toContain('Samples');
+    await expect.poll(() => detail.locator('.evidence-summary').textContent()).toContain('Amostras');
     const text = (await detail.textContent()) ?? '';
     expect(text).toContain(middle.plate);
     expect(await detail.locator('.legal-basis__article').allTextContents()).toEqual(['Art. 45 III', 'Art. 48 III']);

@@ -159,16 +159,16 @@ describe('measured values', () => {
       'df-taxi',
     );
     expect(rows.map((row) => [row.label, row.value])).toEqual([
-      ['Distance to stop (m)', '11.1 m'],
+      ['Distance to stop (m)', '11,1 m'],
       ['Dwell (s)', '42 s'],
-      ['Speed (km/h)', '87.5 km/h'],
+      ['Speed (km/h)', '87,5 km/h'],
       ['Overcharge (R$)', 'R$\u00a012,50'],
-      ['Passengers (driver excluded)', '7'],
-      ['Tariff (bandeira)', 'Bandeira II'],
-      ['Door opened', 'Yes'],
+      ['Passageiros (sem o motorista)', '7'],
+      ['Tarifa (bandeira)', 'Bandeira II'],
+      ['Door opened', 'Sim'],
       ['B1 fare (R$)', 'R$\u00a03,50'],
       // An acronym's last capital is not a unit: no "(s)" for GPS.
-      ['Lost GPS', 'Yes'],
+      ['Lost GPS', 'Sim'],
     ]);
   });
 
@@ -189,12 +189,13 @@ describe('measured values', () => {
   });
 });
 
+// The interface's default language is Brazilian Portuguese: numbers, words and clocks read as in pt-BR.
 describe('violation wording', () => {
   it('states times on the clock of the pack’s regulation, not the browser’s', () => {
     // A Tuesday afternoon in Brasília: 17:30 UTC is 14:30 local.
     const iso = '2026-12-01T17:30:00Z';
     expect(feedTimeLabel(iso, 'df-taxi', Date.parse('2026-12-01T20:00:00Z'))).toContain('14:30:00');
-    expect(localDateTimeLabel(iso, 'df-taxi')).toMatch(/14:30:00 GMT-3/);
+    expect(localDateTimeLabel(iso, 'df-taxi')).toMatch(/14:30:00 \(horário de Brasília \(UTC−3\)\)/);
     // The next local day there: the date is shown too.
     expect(feedTimeLabel(iso, 'df-taxi', Date.parse('2026-12-02T12:00:00Z'))).toMatch(/01.+14:30:00/);
   });
@@ -203,10 +204,10 @@ describe('violation wording', () => {
     expect(penaltyLabel({ units: 25, unit: 'ORTN', amountBrl: 885.5, apprehension: true })).toBe(
       '25 ORTN · R$\u00a0885,50 · apreensão do veículo',
     );
-    expect(penaltyLabel({ group: 'III', units: 40, unit: 'IPCA-E' })).toBe('Group III · 40 IPCA-E');
+    expect(penaltyLabel({ group: 'III', units: 40, unit: 'IPCA-E' })).toBe('Grupo III · 40 IPCA-E');
     expect(penaltyLabel({})).toBe('—');
-    expect(recidivismLabel({ count: 2, windowDays: 365 })).toBe('2 earlier within 365 days');
-    expect(recidivismLabel({ count: 0, windowDays: 730 })).toBe('No earlier violation within 730 days');
+    expect(recidivismLabel({ count: 2, windowDays: 365 })).toBe('2 anterior(es) em 365 dias');
+    expect(recidivismLabel({ count: 0, windowDays: 730 })).toBe('Nenhuma infração anterior em 730 dias');
   });
 });
 

@@ -57,6 +57,12 @@ export interface BatchWriterOptions {
   spool?: TelemetrySpool;
   /** How often the spool is tried against the database. */
   replayIntervalMs?: number;
+  /** Told of every batch stored in the database (`IngestMetrics`): once per batch, not per record. */
+  metrics?: BatchMetrics;
+}
+
+export interface BatchMetrics {
+  batchWritten(records: number, seconds: number): void;
 }
 
 interface Pending {
@@ -157,7 +163,7 @@ export class BatchWriter {
       return;
     }
     try {
-      const outcomes = await this.storeIsolating(batch.map((p) => p.record));
+      const outcomes = await this.storeTimed(batch.map((p) => p.record));
       for (const [i, p] of batch.entries()) p.settle(outcomes[i] ?? 'duplicate');
     } catch (err) {
       // Records of this batch stored before the failure (when it was split) are stored again
@@ -174,6 +180,14 @@ export class BatchWriter {
       const failure = new AppError('STORAGE_UNAVAILABLE', 'The records could not be stored; retry', 503);
       for (const p of batch) p.settle(failure);
     }
+  }
+
+  /** `storeIsolating`, timed for the metrics: a batch that failed as a whole is not counted. */
+  private async storeTimed(records: readonly Telemetry[]): Promise<RecordOutcome[]> {
+    const started = performance.now();
+    const outcomes = await this.storeIsolating(records);
+    this.opts.metrics?.batchWritten(records.length, (performance.now() - started) / 1000);
+    return outcomes;
   }
 
   /**
@@ -253,7 +267,7 @@ export class BatchWriter {
           const chunk = segment.records.slice(i, i + this.opts.maxRecords);
           // A spooled record the database refuses must not block the spool (and every record
           // queued behind it) for ever: it is isolated, logged in full and handed on.
-          const outcomes = await this.storeIsolating(chunk);
+          const outcomes = await this.storeTimed(chunk);
           const refused = chunk.flatMap((record, j) => {
             const outcome = outcomes[j];
             return typeof outcome === 'object' ? [{ record, outcome }] : [];

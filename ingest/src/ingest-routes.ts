@@ -9,9 +9,10 @@ import {
   telemetryInputSchema,
   timestampProblem,
 } from '@vigia/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, HookHandlerDoneFunction } from 'fastify';
 import type { BatchWriter } from './batch-writer.js';
 import type { DeviceDirectory } from './device-directory.js';
+import type { IngestMetrics } from './metrics/ingest-metrics.js';
 import { bodyItems } from './telemetry-body.js';
 
 export interface RejectedRecord {
@@ -28,6 +29,8 @@ export interface IngestResponse {
 
 export interface IngestRouteOptions {
   writer: BatchWriter;
+  /** Counts the records of each request by outcome and times the requests. */
+  metrics: Pick<IngestMetrics, 'telemetryRecords' | 'routeTimer'>;
   devices: DeviceDirectory;
   resolveToken: TokenResolver;
   bodyLimit: number;
@@ -55,7 +58,15 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
 
   // Only device and gateway (admin) tokens send telemetry; users are refused before the body is read.
   const access = { access: ['admin', 'device'] as const };
-  app.post('/v1/telemetry', { bodyLimit: opts.bodyLimit, config: access }, async (req, reply) => {
+  const { metrics } = opts;
+  const timeRequest = metrics.routeTimer('/v1/telemetry');
+  // Every answer is timed, refusals (401, 413, malformed JSON) included: `elapsedTime` runs from
+  // the request's arrival, before authentication and body parsing, to the response's end.
+  const onResponse = (_req: unknown, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    timeRequest(reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  };
+  app.post('/v1/telemetry', { bodyLimit: opts.bodyLimit, config: access, onResponse }, async (req, reply) => {
     const principal = principalOf(req);
     const items = bodyItems(req.body, req.headers['content-type']);
     if (items.length === 0) throw new AppError('EMPTY_BATCH', 'The body holds no records', 400);
@@ -104,6 +115,7 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
     }
 
     const nothingStored = () => {
+      metrics.telemetryRecords(0, 0, rejected);
       rejected.sort((a, b) => a.index - b.index);
       const codes = new Set(rejected.map((r) => r.code));
       const [only] = codes;
@@ -125,6 +137,7 @@ export async function registerIngestRoutes(app: FastifyInstance, opts: IngestRou
       else rejected.push({ index: indexOf[i] ?? -1, code: o.code, message: o.message });
     });
     if (accepted + duplicates === 0) return nothingStored();
+    metrics.telemetryRecords(accepted, duplicates, rejected);
     rejected.sort((a, b) => a.index - b.index);
     const response: IngestResponse = { accepted, duplicates, rejected };
     return response;

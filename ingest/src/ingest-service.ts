@@ -8,6 +8,7 @@ import { DeviceDirectory, type DeviceEntry } from './device-directory.js';
 import { registerDispatchRoutes } from './dispatch-routes.js';
 import { type RunningProtocolGateways, startProtocolGateways } from './gateways/index.js';
 import { registerIngestRoutes } from './ingest-routes.js';
+import { IngestMetrics } from './metrics/ingest-metrics.js';
 import { type QuarantineRetention, startQuarantineRetention } from './quarantine/quarantine-retention.js';
 import { registerQuarantineRoutes } from './quarantine/quarantine-routes.js';
 import { QuarantineStore } from './quarantine/quarantine-store.js';
@@ -22,6 +23,8 @@ export interface IngestService {
   devices: DeviceDirectory;
   writer: BatchWriter;
   rules: RulePipeline;
+  /** This service's metrics (`GET /metrics`), in a registry of its own. */
+  metrics: IngestMetrics;
   /** Loads what the live rules need; before the first record. */
   start(): Promise<void>;
   resolveToken: TokenResolver;
@@ -82,7 +85,9 @@ export function createIngestService(deps: {
   // Records the gateways acknowledge but refuse to store; purged by QUARANTINE_RETENTION_DAYS.
   const quarantine = new QuarantineStore(db);
   let retention: QuarantineRetention | undefined;
+  const metrics = new IngestMetrics();
   const rules = new RulePipeline({
+    metrics,
     db,
     bus,
     log,
@@ -91,6 +96,7 @@ export function createIngestService(deps: {
   });
   const writer = new BatchWriter({
     db,
+    metrics,
     log,
     spool: new TelemetrySpool(config.SPOOL_DIR ?? join(config.DATA_DIR, 'spool'), config.SPOOL_MAX_BYTES, log),
     maxRecords: config.INGEST_BATCH_MAX_RECORDS,
@@ -117,6 +123,7 @@ export function createIngestService(deps: {
     devices,
     writer,
     rules,
+    metrics,
     start: () => rules.start(),
     resolveToken,
     register: async (app) => {
@@ -127,18 +134,18 @@ export function createIngestService(deps: {
         maxFutureSkewS: config.INGEST_MAX_FUTURE_SKEW_S,
         maxPastAgeS: config.INGEST_MAX_PAST_AGE_S,
       });
-      // The device protocols on their own ports, and their counters for Prometheus.
-      gateways = await startProtocolGateways({ config, log, devices, writer, quarantine });
+      // The device protocols on their own ports, their counters in this service's registry.
+      gateways = await startProtocolGateways({ config, log, devices, writer, quarantine, registry: metrics.registry });
       retention = startQuarantineRetention({ store: quarantine, days: config.QUARANTINE_RETENTION_DAYS, log });
       await registerQuarantineRoutes(app, { store: quarantine });
-      const metrics = gateways.metrics;
       // Counters describe the fleet and the attacks on it: the admin token, or METRICS_TOKEN for a scraper.
       const metricsAccess = { access: ['admin'] as const, extraToken: config.METRICS_TOKEN };
       app.get('/metrics', { config: metricsAccess }, async (_req, reply) =>
-        reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(metrics.toPrometheus()),
+        reply.header('content-type', metrics.contentType).send(await metrics.exposition()),
       );
       await registerIngestRoutes(app, {
         writer,
+        metrics,
         devices,
         resolveToken,
         bodyLimit: config.INGEST_BODY_LIMIT_BYTES,
@@ -153,6 +160,7 @@ export function createIngestService(deps: {
       await writer.close();
       await rules.close();
       unsubscribe();
+      metrics.close();
     },
   };
 }

@@ -6,7 +6,8 @@ import { haversineM } from './geo.js';
  * Writes a batch of telemetry in one transaction: locks the vehicles' live rows (in id order, so
  * concurrent writers never deadlock), derives each sample's distance and time since the
  * vehicle's previous sample, inserts every row with one `unnest` statement (duplicates of
- * (device_id, ts) are skipped and reported), and moves each vehicle's live row forward.
+ * (device_id, ts) are skipped and reported), adds the stored ones to the hourly per-vehicle
+ * aggregate, and moves each vehicle's live row forward.
  */
 
 /** A gap longer than this is not counted as time (a device switched off overnight is not "hired" for 8 hours). */
@@ -113,6 +114,8 @@ export async function storeTelemetry(tx: Queryable, records: readonly Telemetry[
   // A record repeated inside one batch is stored once: the first occurrence is the accepted one.
   const outcomes = records.map((r): WriteOutcome => (stored.delete(key(r.deviceId, r.ts)) ? 'accepted' : 'duplicate'));
 
+  await addToHourlyAggregate(tx, records, outcomes, distM, dtS);
+
   const newest = new Map<string, Telemetry>();
   records.forEach((r, i) => {
     if (outcomes[i] !== 'accepted') return;
@@ -140,4 +143,36 @@ export async function storeTelemetry(tx: Queryable, records: readonly Telemetry[
     ]);
   }
   return { outcomes, accepted: records.filter((_, i) => outcomes[i] === 'accepted'), advanced };
+}
+
+/**
+ * The hourly per-vehicle aggregate and its rollups (db/migrations/010, api/src/analytics/README.md):
+ * one call per batch with the samples the insert stored, so a duplicate refused by the unique
+ * index is never counted and a late sample adds to its own hour. On TimescaleDB the function does
+ * nothing (the continuous aggregate keeps itself).
+ */
+async function addToHourlyAggregate(
+  tx: Queryable,
+  records: readonly Telemetry[],
+  outcomes: readonly WriteOutcome[],
+  distM: readonly number[],
+  dtS: readonly number[],
+): Promise<void> {
+  const kept = records.map((_, i) => i).filter((i) => outcomes[i] === 'accepted');
+  if (kept.length === 0) return;
+  const col = <T>(f: (i: number) => T) => kept.map(f);
+  await tx.query(
+    `SELECT vehicle_hourly_add($1::text[], $2::timestamptz[], $3::real[], $4::real[], $5::text[], $6::int2[], $7::real[],
+    $8::bool[])`,
+    [
+      col((i) => records[i]!.vehicleId),
+      col((i) => records[i]!.ts.toISOString()),
+      col((i) => distM[i]),
+      col((i) => dtS[i]),
+      col((i) => records[i]!.meterState),
+      col((i) => records[i]!.meterTariff),
+      col((i) => records[i]!.speedKmh),
+      col((i) => records[i]!.ignition),
+    ],
+  );
 }

@@ -102,8 +102,10 @@ describe('Teltonika: refused but acknowledged records are kept', () => {
     expect(rows[1]?.decoded?.fix.tsMs).toBe(YEAR_AHEAD);
 
     const counted = (reason: string) => p.gateways.metrics.value('quarantined', { ...TCP, reason });
-    expect([counted('invalid_fix'), counted('future_timestamp'), counted('past_timestamp')]).toEqual([1, 1, 1]);
-    expect(p.gateways.metrics.toPrometheus()).toContain(
+    expect(await Promise.all([counted('invalid_fix'), counted('future_timestamp'), counted('past_timestamp')])).toEqual(
+      [1, 1, 1],
+    );
+    expect(await p.gateways.metrics.toPrometheus()).toContain(
       'vigia_gateway_records_quarantined_total{protocol="teltonika",transport="tcp",reason="invalid_fix"} 1',
     );
   });

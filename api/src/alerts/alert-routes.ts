@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, type Caller, type Principal, principalOf } from '@vigia/core';
+import { AppError, type Caller, type Principal, principalOf, withQuery } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
 import {
   alertIdSchema,
@@ -120,7 +120,7 @@ export async function registerAlertRoutes(app: FastifyInstance, deps: AlertRoute
     return present(await visible(principalOf(req), idParam(req)), maxAgeMs);
   });
 
-  app.get('/v1/alert-subscriptions/:id/deliveries', owners, async (req) => {
+  app.get('/v1/alert-subscriptions/:id/deliveries', withQuery(owners, deliveryQuerySchema), async (req) => {
     const id = idParam(req);
     await visible(principalOf(req), id);
     const q = deliveryQuerySchema.parse(req.query);

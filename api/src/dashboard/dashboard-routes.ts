@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import { errorBody } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { PackTimeZones } from './pack-time-zones.js';
 
 /** The built dashboard (dashboard/dist, made by `npm run build`), from api/src or api/dist alike. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
@@ -42,12 +43,21 @@ export function dashboardCsp(mapStyleUrl: string | undefined): Record<string, st
 
 export async function registerDashboardRoutes(
   app: FastifyInstance,
-  opts: { mapStyleUrl: string | undefined; offlineAfterS: number; log: Logger; root?: string },
+  opts: {
+    mapStyleUrl: string | undefined;
+    offlineAfterS: number;
+    log: Logger;
+    root?: string;
+    /** Each pack's legal time zone (the rules configuration's): the dashboard shows every time on it. */
+    packTimeZones: PackTimeZones;
+  },
 ): Promise<void> {
-  // What the page needs before it has a token: where its map style is and when a vehicle counts as offline.
+  // What the page needs before it has a token: where its map style is, when a vehicle counts as
+  // offline, and which clock each pack's times are shown on.
   app.get('/v1/dashboard-config', { config: { access: 'public' } }, async () => ({
     styleUrl: opts.mapStyleUrl ?? OFFLINE_STYLE_PATH,
     offlineAfterS: opts.offlineAfterS,
+    packTimeZones: opts.packTimeZones,
   }));
   const root = opts.root ?? DASHBOARD_DIST;
   if (!existsSync(root)) {

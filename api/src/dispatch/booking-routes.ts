@@ -1,4 +1,4 @@
-import { type Caller, principalOf } from '@vigia/core';
+import { type Caller, principalOf, withQuery } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
 import {
   assignSchema,
@@ -28,12 +28,14 @@ export async function registerBookingRoutes(app: FastifyInstance, service: Booki
     return reply.code(201).send(booking);
   });
 
-  app.get('/v1/bookings', read, async (req) => service.list(principalOf(req), bookingQuerySchema.parse(req.query)));
+  app.get('/v1/bookings', withQuery(read, bookingQuerySchema), async (req) =>
+    service.list(principalOf(req), bookingQuerySchema.parse(req.query)),
+  );
 
   app.get('/v1/bookings/:id', read, async (req) => service.get(principalOf(req), idOf(req)));
 
   // Who may read the booking may see whom it would go to (README.md "Who may do what").
-  app.get('/v1/bookings/:id/candidates', read, async (req) => {
+  app.get('/v1/bookings/:id/candidates', withQuery(read, candidateQuerySchema), async (req) => {
     const principal = principalOf(req);
     const { limit } = candidateQuerySchema.parse(req.query);
     return service.candidates(principal, idOf(req), limit);
@@ -51,7 +53,7 @@ export async function registerBookingRoutes(app: FastifyInstance, service: Booki
     return service.assign(principal, idOf(req), vehicleId);
   });
 
-  app.get('/v1/offers', answer, async (req) => ({
+  app.get('/v1/offers', withQuery(answer, offerQuerySchema), async (req) => ({
     items: await service.offers(principalOf(req), offerQuerySchema.parse(req.query)),
   }));
 

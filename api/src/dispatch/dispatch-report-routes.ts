@@ -1,4 +1,4 @@
-import { AppError, type Caller, principalOf } from '@vigia/core';
+import { AppError, type Caller, principalOf, withQuery } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import { assertTimeZone } from '@vigia/rules';
 import { stringify } from 'csv-stringify/sync';
@@ -76,7 +76,7 @@ export async function registerDispatchReportRoutes(
 ): Promise<void> {
   const store = new DispatchReportStore(deps.db);
 
-  app.get('/v1/bookings/report', access, async (req, reply) => {
+  app.get('/v1/bookings/report', withQuery(access, querySchema), async (req, reply) => {
     const scope = readScope(principalOf(req));
     const q = querySchema.parse(req.query);
     if (q.operatorId && !scope.all && !scope.operatorIds.includes(q.operatorId)) {
@@ -108,8 +108,9 @@ export async function registerDispatchReportRoutes(
     const { hours, totals } = await store.report({ from, to, timeZone, operatorIds });
     const wantsCsv = q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/.test(req.headers.accept ?? ''));
     if (wantsCsv) {
-      const rows = [...hours, totals].map((h) => csvColumns.map(([, get]) => get(h) ?? null));
-      const csv = stringify([csvColumns.map(([name]) => name), ...rows], csvWriteOptions);
+      // `hour` is on the report's clock: each row names that clock, so the file reads alone.
+      const rows = [...hours, totals].map((h) => [...csvColumns.map(([, get]) => get(h) ?? null), timeZone]);
+      const csv = stringify([[...csvColumns.map(([name]) => name), 'timeZone'], ...rows], csvWriteOptions);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="bookings-report.csv"')

@@ -1,4 +1,4 @@
-import { localDateTime } from '@vigia/rules';
+import { localDateTime, measuredLabel } from '@vigia/rules';
 import PDFDocument from 'pdfkit';
 import { drawEvidenceMap, type MapFrame } from './notice-map.js';
 import { noticeMessages as msg } from './notice-messages.js';
@@ -193,7 +193,8 @@ export async function renderNotice(input: NoticeInput): Promise<Buffer> {
   heading(msg.sections.measured);
   const measured = Object.entries(f.measured ?? {}).slice(0, MEASURED_MAX);
   if (measured.length === 0) field('—', msg.unknown);
-  for (const [k, v] of measured) field(k, measuredText(v));
+  // Named from the rules' catalogue (the CSV export uses the same names), not by their raw keys.
+  for (const [k, v] of measured) field(measuredLabel(k), measuredText(v));
 
   heading(msg.sections.penalty);
   for (const [k, v] of penaltyRows(f.penalty ?? {})) field(k, v);

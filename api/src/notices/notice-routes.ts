@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, type Caller, principalOf } from '@vigia/core';
+import { AppError, type Caller, principalOf, withQuery } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { violationIdSchema } from '../violations/violation-query.js';
@@ -66,7 +66,7 @@ export async function registerNoticeRoutes(
    * hash: no operator, driver, place or penalty, so a code found on a discarded notice reveals
    * nothing the paper did not.
    */
-  app.get('/v1/notices/:code', verify, async (req) => {
+  app.get('/v1/notices/:code', withQuery(verify, verifyQuerySchema), async (req) => {
     const parsed = noticeCodeSchema.safeParse((req.params as { code: string }).code);
     if (!parsed.success) throw new AppError('INVALID_NOTICE_CODE', 'Not a notice verification code', 400);
     const query = verifyQuerySchema.parse(req.query);

@@ -5,6 +5,7 @@ import type { TokenResolver } from './auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './error-handler.js';
 import { FailedAuthLimiter, type FailedAuthLimits } from './failed-auth-limiter.js';
 import { installOverloadShedding, type OverloadLimits } from './overload.js';
+import { installQueryFilterCheck } from './query-filters.js';
 import { rejectControlCharactersInUrl } from './url-text.js';
 
 export interface ReadinessCheck {
@@ -59,6 +60,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const access = installAccessControl(app, options.resolveToken, failedAuth);
   app.decorate('accessRoutes', access.routes);
   rejectControlCharactersInUrl(app);
+  installQueryFilterCheck(app);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

@@ -2,7 +2,7 @@ import type { GeoJSONSource, Map as MapLibreMap } from 'maplibre-gl';
 import type { Place } from '../dispatch-types.js';
 import { element } from '../dom.js';
 import { createMap } from '../map-view.js';
-import { driverMessages as m } from '../messages.pt-BR.js';
+import { driverMessages as m } from './driver-messages.js';
 import type { DriverBooking } from './driver-types.js';
 import { placeText } from './offer-card.js';
 

@@ -5,13 +5,14 @@ import { driverTokenKey, forgetToken, saveToken, takeTokenFromLocation } from '.
 import type { VigiaDebugHandle } from '../debug-handle.js';
 import type { OfferResponse } from '../dispatch-types.js';
 import { requireElement } from '../dom.js';
+import { applyDocumentLanguage } from '../i18n.js';
 import type { ConnectionState } from '../live-connection.js';
 import { offlineStyleUrl } from '../map-view.js';
-import { driverMessages as m } from '../messages.pt-BR.js';
 import { ServerClock } from '../server-clock.js';
-import { askForToken } from '../token-dialog.js';
+import { askForToken, setTokenDialogText } from '../token-dialog.js';
 import { BookingPanel } from './booking-panel.js';
 import { DriverConnection } from './driver-connection.js';
+import { driverMessages as m } from './driver-messages.js';
 import { type DriverBooking, type DriverOffer, isDriverBooking } from './driver-types.js';
 import { OfferCard, secondsLeft } from './offer-card.js';
 import { Tracker } from './tracker.js';
@@ -315,14 +316,12 @@ function bookingIn(result: unknown): DriverBooking | null {
 }
 
 function fillStaticText(): void {
+  applyDocumentLanguage();
   document.title = m.title;
   const set = (selector: string, text: string) => {
     requireElement(selector, HTMLElement).textContent = text;
   };
-  set('#token-title', m.tokenTitle);
-  set('#token-label', m.tokenLabel);
-  set('#token-hint', m.tokenHint);
-  set('#token-submit', m.tokenSubmit);
+  setTokenDialogText({ title: m.tokenTitle, label: m.tokenLabel, hint: m.tokenHint, submit: m.tokenSubmit });
   set('#driver-connection', m.connecting);
   set('#driver-forget', m.forgetToken);
 }

@@ -1,6 +1,6 @@
 import type { Place } from '../dispatch-types.js';
 import { element } from '../dom.js';
-import { driverMessages as m } from '../messages.pt-BR.js';
+import { driverMessages as m } from './driver-messages.js';
 import type { DriverOffer } from './driver-types.js';
 
 export function placeText(place: Place): string {

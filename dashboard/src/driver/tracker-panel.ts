@@ -1,5 +1,5 @@
 import { element } from '../dom.js';
-import { driverMessages as m } from '../messages.pt-BR.js';
+import { driverMessages as m } from './driver-messages.js';
 import type { MeterState, Tracker, TrackerStatus } from './tracker.js';
 
 /** "Usar este celular como rastreador" and the meter buttons (Livre / Ocupado). */

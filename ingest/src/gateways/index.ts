@@ -1,4 +1,5 @@
 import { type Config, type Logger, LogLimiter } from '@vigia/core';
+import type { Registry } from 'prom-client';
 import type { BatchWriter } from '../batch-writer.js';
 import type { DeviceDirectory } from '../device-directory.js';
 import type { QuarantineSink } from '../quarantine/quarantine-store.js';
@@ -20,6 +21,7 @@ export { encodeGt06Packet, encodeGt06Response, type Gt06Packet, scanGt06Packet }
 export { GT06_PROTOCOL, type Gt06Message } from './gt06/gt06-message.js';
 export {
   type Channel,
+  type GatewayMetricId,
   GatewayMetrics,
   type GatewayProtocol,
   type GatewayTransport,
@@ -66,6 +68,8 @@ export interface ProtocolGatewayDeps {
   limits?: GatewayLimitsInput;
   /** Device profiles; default: the shipped ones in `ingest/profiles/`. */
   profiles?: ProfileRegistry;
+  /** Where the gateways' counters are registered (the ingest service's); default: a registry of their own. */
+  registry?: Registry;
 }
 
 export interface RunningProtocolGateways {
@@ -76,7 +80,7 @@ export interface RunningProtocolGateways {
   teltonikaUdpPort: number;
   /** GT06 (Concox) over TCP. */
   gt06Port: number;
-  /** Counters of accepted records and of every kind of bad input; `toPrometheus()` for `GET /metrics`. */
+  /** Counters of accepted records and of every kind of bad input, in `deps.registry` (`GET /metrics`). */
   metrics: GatewayMetrics;
   profiles: ProfileRegistry;
   /** Stops accepting, lets in-flight packets and requests be stored and acknowledged, then closes connections. */
@@ -92,12 +96,15 @@ export interface RunningProtocolGateways {
 export async function startProtocolGateways(deps: ProtocolGatewayDeps): Promise<RunningProtocolGateways> {
   const limits = gatewayLimitsSchema.parse(deps.limits ?? {});
   const profiles = deps.profiles ?? ProfileRegistry.load();
-  const metrics = new GatewayMetrics([
-    { protocol: 'osmand', transport: 'http' },
-    { protocol: 'teltonika', transport: 'tcp' },
-    { protocol: 'teltonika', transport: 'udp' },
-    { protocol: 'gt06', transport: 'tcp' },
-  ]);
+  const metrics = new GatewayMetrics(
+    [
+      { protocol: 'osmand', transport: 'http' },
+      { protocol: 'teltonika', transport: 'tcp' },
+      { protocol: 'teltonika', transport: 'udp' },
+      { protocol: 'gt06', transport: 'tcp' },
+    ],
+    deps.registry,
+  );
   const log = deps.log.child({ component: 'gateways' });
   const logLimiter = new LogLimiter({ maxPerInterval: limits.logLinesPerCode, intervalMs: limits.logIntervalMs });
   const ctx: GatewayContext = {

@@ -61,7 +61,7 @@ function present(r: QuarantineRow) {
 }
 
 export async function registerQuarantineRoutes(app: FastifyInstance, deps: { store: QuarantineStore }): Promise<void> {
-  app.get('/v1/quarantine', { config: { access: ['admin'] } }, async (req) => {
+  app.get('/v1/quarantine', { config: { access: ['admin'], query: querySchema } }, async (req) => {
     const q = querySchema.parse(req.query);
     const { items, next } = await deps.store.list(
       { protocol: q.protocol, deviceIdentifier: q.deviceIdentifier, code: q.code, from: q.from, to: q.to },

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { upsertViolations, type ViolationUpsert } from '../violations/violation-writer.js';
 import { loadRegistry } from './registry-loader.js';
 import { loadRulesConfig } from './rules-config.js';
+import { STORE_STAND_QUEUES_SQL } from './stand-queue-sql.js';
 
 /** The widest recidivism window of any pack (DF Art. 53: 2 years), with a margin. */
 const PRIOR_WINDOW_DAYS = 800;
@@ -50,6 +51,8 @@ export class RulePipeline {
       /** Where the packs' settings come from (RULES_CONFIG_FILE); none = the defaults. */
       configFile?: string | undefined;
       packOf: (vehicleId: string) => Pack | undefined;
+      /** Told how long the engine took per judged batch (`IngestMetrics`). */
+      metrics?: { rulesEvaluated(samples: number, seconds: number): void };
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
@@ -122,10 +125,13 @@ export class RulePipeline {
       await this.ensureCurrentRegistry(samples);
       const engine = this.engine;
       const events: ViolationEvent[] = [];
+      // Timed once per batch, the engine alone: two clock reads however many samples.
+      const started = performance.now();
       for (const s of samples) {
         const pack = this.deps.packOf(s.vehicleId);
         events.push(...engine.ingest(s, pack ? { pack } : {}));
       }
+      this.deps.metrics?.rulesEvaluated(samples.length, (performance.now() - started) / 1000);
       await this.persist(events);
       await this.persistStandQueues();
     });
@@ -238,7 +244,8 @@ export class RulePipeline {
 
   /**
    * The stand queues that changed in this batch, as the rules now see them, into `stand_queues`
-   * in one statement (dispatch reads them there: api/src/dispatch/stand-queues.ts). A queue of a
+   * in one statement (dispatch reads them there: api/src/dispatch/stand-queues.ts), recording the
+   * taxis that left a queue as stand visits (stand-queue-sql.ts). A queue of a
    * stand the table does not hold is skipped; a failed write is retried with the next batch.
    */
   private async persistStandQueues(): Promise<void> {
@@ -251,15 +258,7 @@ export class RulePipeline {
       as_of: new Date(c.asOfMs).toISOString(),
     }));
     try {
-      await this.deps.db.query(
-        `INSERT INTO stand_queues (stand_id, pack, items, as_of)
-         SELECT c.stand_id, c.pack, c.items, c.as_of
-         FROM jsonb_to_recordset($1::jsonb) AS c(stand_id text, pack text, items jsonb, as_of timestamptz)
-         WHERE EXISTS (SELECT 1 FROM stands s WHERE s.id = c.stand_id)
-         ON CONFLICT (stand_id) DO UPDATE
-           SET pack = excluded.pack, items = excluded.items, as_of = excluded.as_of, updated_at = now()`,
-        [JSON.stringify(rows)],
-      );
+      await this.deps.db.query(STORE_STAND_QUEUES_SQL, [JSON.stringify(rows)]);
     } catch (err) {
       this.deps.log.warn({ err, code: 'STAND_QUEUES_WRITE_FAILED', stands: rows.length }, 'stand queues not stored');
       return;

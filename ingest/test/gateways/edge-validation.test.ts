@@ -60,7 +60,7 @@ describe('control characters on OsmAnd (finding 2)', () => {
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/^CONTROL_CHARACTER: parameter "driverUniqueId" contains U\+0000/);
     expect((await p.rows('dev-phone')).map((r) => r.ts.getTime())).not.toContain(T0 + 1000);
-    expect(p.gateways.metrics.value('badInput', { ...HTTP, reason: 'control_character' })).toBeGreaterThan(0);
+    expect(await p.gateways.metrics.value('badInput', { ...HTTP, reason: 'control_character' })).toBeGreaterThan(0);
   });
 
   it('answers 400 for a NUL in the id itself, without looking it up (a lookup with NUL is a database error)', async () => {
@@ -103,7 +103,7 @@ describe('the past is bounded (finding 8)', () => {
     const stored = (await p.rows('dev-phone')).map((r) => r.ts.getTime());
     expect(stored).toContain(backlog * 1000);
     expect(stored).not.toContain(EPOCH_DAY_S * 1000);
-    expect(p.gateways.metrics.value('rejected', { ...HTTP, reason: 'past_timestamp' })).toBe(1);
+    expect(await p.gateways.metrics.value('rejected', { ...HTTP, reason: 'past_timestamp' })).toBe(1);
   });
 
   it('Teltonika: acknowledges the whole packet, stores the recent record only, counts the old one', async () => {
@@ -114,7 +114,7 @@ describe('the past is bounded (finding 8)', () => {
       // A refused record is acknowledged as today's future ones: a partial count means a resend for ever.
       expect(await d.send(frameOf([fixRecord(T0), fixRecord(EPOCH_DAY_S * 1000), fixRecord(tooOld)]))).toBe(3);
       expect((await p.rows('dev-tracker')).map((r) => r.ts.getTime())).toEqual([T0]);
-      expect(p.gateways.metrics.value('rejected', { ...TCP, reason: 'past_timestamp' })).toBe(2);
+      expect(await p.gateways.metrics.value('rejected', { ...TCP, reason: 'past_timestamp' })).toBe(2);
       expect(p.logs.some((l) => l.code === 'PAST_TIMESTAMP' && l.device === '350000000000113')).toBe(true);
     } finally {
       d.destroy();

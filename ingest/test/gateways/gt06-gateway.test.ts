@@ -85,7 +85,7 @@ describeCaptures('a captured day of a real tracker, replayed', () => {
         // unknown, so nothing is answered, and the third such packet closes the connection.
         expect(loggedInHere).toBe(false);
         await d.waitClosed();
-        expect(badInput('not_logged_in')).toBe(3);
+        expect(await badInput('not_logged_in')).toBe(3);
       } else {
         previous = d;
       }
@@ -100,7 +100,7 @@ describeCaptures('a captured day of a real tracker, replayed', () => {
     expect(rows.map((r) => r.ts.getTime()).sort()).toEqual([...storedTimes].sort());
     expect(rows.every((r) => r.ignition !== null)).toBe(true);
     expect(rows.some((r) => r.ignition === true) && rows.some((r) => r.ignition === false)).toBe(true);
-    expect(p.gateways.metrics.value('stored', TCP)).toBeGreaterThanOrEqual(rows.length);
+    expect(await p.gateways.metrics.value('stored', TCP)).toBeGreaterThanOrEqual(rows.length);
   }, 60_000);
 });
 
@@ -139,7 +139,7 @@ describe('never acknowledged', () => {
     d.write(corrupt);
     await sleep(200);
     expect(d.unread.length).toBe(0);
-    expect(badInput('crc_mismatch')).toBe(1);
+    expect(await badInput('crc_mismatch')).toBe(1);
     expect(p.logs.some((l) => l.code === 'CRC_MISMATCH' && l.device === '352093086403655')).toBe(true);
     d.write(good);
     expect(await d.read(ANSWER_BYTES)).toEqual(answerTo(0x22, 5));
@@ -152,7 +152,7 @@ describe('never acknowledged', () => {
     d.write(login('490154203237518', 1));
     await d.waitClosed();
     expect(d.unread.length).toBe(0);
-    expect(badInput('unknown_device')).toBe(1);
+    expect(await badInput('unknown_device')).toBe(1);
     expect(p.logs.some((l) => l.code === 'UNKNOWN_DEVICE' && l.device === '490154203237518')).toBe(true);
   });
 
@@ -162,7 +162,7 @@ describe('never acknowledged', () => {
     d.write(login('353201350896384', 1));
     await d.waitClosed();
     expect(d.unread.length).toBe(0);
-    expect(badInput('protocol_mismatch')).toBe(1);
+    expect(await badInput('protocol_mismatch')).toBe(1);
   });
 
   it('a truncated packet: nothing answered, the connection closed when the frame time runs out', async () => {
@@ -172,7 +172,7 @@ describe('never acknowledged', () => {
     d.write(frame.subarray(0, frame.length - 4));
     await d.waitClosed(FRAME_TIMEOUT_MS + 2_000);
     expect(d.unread.length).toBe(0);
-    expect(badInput('read_timeout')).toBeGreaterThanOrEqual(1);
+    expect(await badInput('read_timeout')).toBeGreaterThanOrEqual(1);
     expect(await p.rows('dev-trunc')).toHaveLength(0);
   });
 
@@ -187,16 +187,16 @@ describe('never acknowledged', () => {
     garbage.write(Buffer.concat([Buffer.from('7878ff13', 'hex'), Buffer.alloc(256, 0x41)]));
     await garbage.waitClosed();
     expect(garbage.unread.length).toBe(0);
-    expect(badInput('bad_stop_bits')).toBe(1);
+    expect(await badInput('bad_stop_bits')).toBe(1);
   });
 
   it('a packet before any login is not answered: only the login says who sends', async () => {
     const d = await TestDevice.connect(p.gateways.gt06Port);
-    const before = badInput('not_logged_in');
+    const before = await badInput('not_logged_in');
     d.write(heartbeat(0x46, 9));
     await sleep(200);
     expect(d.unread.length).toBe(0);
-    expect(badInput('not_logged_in')).toBe(before + 1);
+    expect(await badInput('not_logged_in')).toBe(before + 1);
     d.destroy();
   });
 });
@@ -257,7 +257,7 @@ describe('profiles and clocks', () => {
     // Answered: the record is kept (quarantine), so the tracker must move on, not re-send it forever.
     expect(await d.read(ANSWER_BYTES)).toEqual(answerTo(0x22, 2));
     expect(await p.rows('dev-utc8')).toHaveLength(0);
-    expect(p.gateways.metrics.value('rejected', { ...TCP, reason: 'future_timestamp' })).toBe(1);
+    expect(await p.gateways.metrics.value('rejected', { ...TCP, reason: 'future_timestamp' })).toBe(1);
     const { rows } = await p.db.query<{ code: string; raw: Buffer }>(
       `SELECT code, raw FROM quarantined_records WHERE device_identifier = $1`,
       ['867584034567894'],
@@ -268,8 +268,8 @@ describe('profiles and clocks', () => {
 });
 
 describe('metrics', () => {
-  it('/metrics carries the GT06 series', () => {
-    const text = p.gateways.metrics.toPrometheus();
+  it('/metrics carries the GT06 series', async () => {
+    const text = await p.gateways.metrics.toPrometheus();
     expect(text).toContain('vigia_gateway_records_stored_total{protocol="gt06",transport="tcp"}');
     expect(text).toMatch(/vigia_gateway_bad_input_total\{protocol="gt06",transport="tcp",reason="crc_mismatch"\} 1/);
     expect(text).toMatch(/vigia_gateway_connections_total\{protocol="gt06",transport="tcp"\} [1-9]/);

@@ -140,7 +140,7 @@ describe('ids are bounded before any lookup', () => {
     // Two lines at most, neither holding the id.
     expect(logBytes - bytesBefore).toBeLessThan(2_000);
     expect(
-      gateways.metrics.value('badInput', { protocol: 'osmand', transport: 'http', reason: 'invalid_device_id' }),
+      await gateways.metrics.value('badInput', { protocol: 'osmand', transport: 'http', reason: 'invalid_device_id' }),
     ).toBe(4);
   });
 
@@ -162,7 +162,7 @@ describe('5 000 requests with unique ids', () => {
     // Before the bound, each of these lines held the 8 KB id: 40 MB for 5 000 requests.
     expect(logBytes - bytesBefore).toBeLessThan(10_000);
     expect(
-      gateways.metrics.value('badInput', { protocol: 'osmand', transport: 'http', reason: 'invalid_device_id' }),
+      await gateways.metrics.value('badInput', { protocol: 'osmand', transport: 'http', reason: 'invalid_device_id' }),
     ).toBe(5_004);
   }, 60_000);
 
@@ -177,7 +177,7 @@ describe('5 000 requests with unique ids', () => {
     expect(devices.cacheSizes.known).toBe(1);
     expect(linesOf('UNKNOWN_DEVICE')).toBeLessThanOrEqual(LINES_PER_CODE);
     expect(
-      gateways.metrics.value('badInput', { protocol: 'osmand', transport: 'http', reason: 'unknown_device' }),
+      await gateways.metrics.value('badInput', { protocol: 'osmand', transport: 'http', reason: 'unknown_device' }),
     ).toBe(5_000);
   }, 60_000);
 
@@ -202,7 +202,7 @@ describe('Teltonika refusals are limited too', () => {
       );
     }
     expect(
-      gateways.metrics.value('badInput', { protocol: 'teltonika', transport: 'tcp', reason: 'unknown_device' }),
+      await gateways.metrics.value('badInput', { protocol: 'teltonika', transport: 'tcp', reason: 'unknown_device' }),
     ).toBe(300);
     // The OsmAnd flood spent this code's budget for the interval: no further line, all counted.
     expect(linesOf('UNKNOWN_DEVICE') - before).toBeLessThanOrEqual(LINES_PER_CODE);

@@ -112,7 +112,7 @@ describe('query form', () => {
     const res = await get(`id=123456&timestamp=${T0_S}&lat=60.0&lon=30.0`);
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/UNKNOWN_DEVICE/);
-    expect(badInput('unknown_device')).toBe(1);
+    expect(await badInput('unknown_device')).toBe(1);
     expect(p.logs.some((l) => l.code === 'UNKNOWN_DEVICE' && l.device === '123456')).toBe(true);
   });
 
@@ -125,7 +125,7 @@ describe('query form', () => {
 
   it('refuses a request without id or without a position', async () => {
     expect((await get(`timestamp=${T0_S}&lat=60.0&lon=30.0`)).status).toBe(400);
-    expect(badInput('missing_device_id')).toBe(1);
+    expect(await badInput('missing_device_id')).toBe(1);
     const res = await get(`id=48241179&timestamp=${T0_S}`);
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/NO_POSITION/);
@@ -149,7 +149,7 @@ describe('absurd values', () => {
       expect(await res.text(), query).toMatch(new RegExp(code));
     }
     expect(await p.rows('dev-absurd')).toEqual([]);
-    expect(p.gateways.metrics.value('rejected', { ...HTTP, reason: 'future_timestamp' })).toBe(1);
+    expect(await p.gateways.metrics.value('rejected', { ...HTTP, reason: 'future_timestamp' })).toBe(1);
   });
 
   it('leaves out an impossible attribute (9 999 passengers) but keeps the position', async () => {
@@ -158,8 +158,8 @@ describe('absurd values', () => {
     expect(res.status).toBe(200);
     const [row] = await p.rows('dev-count');
     expect(row).toMatchObject({ lat: -15.8, passengers: null, meter_state: null, door_open: true });
-    expect(p.gateways.metrics.value('droppedFields', { ...HTTP, field: 'passengers' })).toBe(1);
-    expect(p.gateways.metrics.value('droppedFields', { ...HTTP, field: 'meter.state' })).toBe(1);
+    expect(await p.gateways.metrics.value('droppedFields', { ...HTTP, field: 'passengers' })).toBe(1);
+    expect(await p.gateways.metrics.value('droppedFields', { ...HTTP, field: 'meter.state' })).toBe(1);
   });
 });
 
@@ -234,7 +234,7 @@ describe('JSON form', () => {
       body: JSON.stringify({ device_id: '48241179', pad: 'x'.repeat(100_000) }),
     });
     expect(res.status).toBe(413);
-    expect(badInput('body_too_large')).toBe(1);
+    expect(await badInput('body_too_large')).toBe(1);
   });
 });
 

@@ -56,7 +56,7 @@ describe('handshake', () => {
     const unknown = await TestDevice.connect(p.gateways.teltonikaPort);
     expect(await unknown.handshake('490154203237518')).toBe(0);
     await unknown.waitClosed();
-    expect(badInput('unknown_device')).toBe(1);
+    expect(await badInput('unknown_device')).toBe(1);
     expect(p.logs.some((l) => l.code === 'UNKNOWN_DEVICE' && l.device === '490154203237518')).toBe(true);
     await healthyStillWorks();
   });
@@ -66,7 +66,7 @@ describe('handshake', () => {
     const d = await TestDevice.connect(p.gateways.teltonikaPort);
     expect(await d.handshake('353201350896384')).toBe(0);
     await d.waitClosed();
-    expect(badInput('protocol_mismatch')).toBe(1);
+    expect(await badInput('protocol_mismatch')).toBe(1);
   });
 
   it('closes a connection whose first bytes are not an IMEI, and one that never sends it', async () => {
@@ -74,11 +74,11 @@ describe('handshake', () => {
     garbage.write(Buffer.from('GET / HTTP/1.1\r\n\r\n'));
     await garbage.waitClosed();
     expect(garbage.unread.length).toBe(0);
-    expect(badInput('bad_handshake')).toBe(1);
+    expect(await badInput('bad_handshake')).toBe(1);
 
     const silent = await TestDevice.connect(p.gateways.teltonikaPort);
     await silent.waitClosed(3_000);
-    expect(badInput('handshake_timeout')).toBe(1);
+    expect(await badInput('handshake_timeout')).toBe(1);
     await healthyStillWorks();
   });
 });
@@ -123,7 +123,7 @@ describe('packets', () => {
     expect(d.unread.length).toBe(0);
     expect(d.open).toBe(true);
     expect(await p.rows('dev-crc')).toEqual([]);
-    expect(badInput('crc_mismatch')).toBe(1);
+    expect(await badInput('crc_mismatch')).toBe(1);
     expect(p.logs.some((l) => l.code === 'CRC_MISMATCH' && l.device === '351756051523999')).toBe(true);
     await healthyStillWorks();
 
@@ -141,7 +141,7 @@ describe('packets', () => {
     for (let i = 0; i < 3; i++) d.write(bad);
     await d.waitClosed();
     expect(d.unread.length).toBe(0);
-    expect(badInput('too_many_bad_packets')).toBe(1);
+    expect(await badInput('too_many_bad_packets')).toBe(1);
   });
 
   it('does not acknowledge a well-formed frame that is not AVL data (a Codec 12 command)', async () => {
@@ -152,7 +152,7 @@ describe('packets', () => {
     d.write(Buffer.from('000000000000000f0c010500000007676574696e666f0100004312', 'hex'));
     await sleep(300);
     expect(d.unread.length).toBe(0);
-    expect(badInput('unsupported_codec')).toBe(1);
+    expect(await badInput('unsupported_codec')).toBe(1);
     d.destroy();
     await healthyStillWorks();
   });
@@ -166,7 +166,7 @@ describe('packets', () => {
     d.write(header);
     await d.waitClosed(1_000);
     expect(d.unread.length).toBe(0);
-    expect(badInput('frame_too_large')).toBe(1);
+    expect(await badInput('frame_too_large')).toBe(1);
     await healthyStillWorks();
   });
 
@@ -185,7 +185,7 @@ describe('packets', () => {
     await d.waitClosed(2_000);
     // Closed after about the frame timeout, long before the trickle would have finished.
     expect(Date.now() - started).toBeLessThan(frame.length * 60);
-    expect(badInput('read_timeout')).toBe(1);
+    expect(await badInput('read_timeout')).toBe(1);
     expect(await p.rows('dev-slow')).toEqual([]);
   });
 
@@ -195,7 +195,7 @@ describe('packets', () => {
     expect(await d.handshake('350000000000048')).toBe(1);
     d.write(Buffer.from('0102030405060708', 'hex'));
     await d.waitClosed(1_000);
-    expect(badInput('bad_preamble')).toBe(1);
+    expect(await badInput('bad_preamble')).toBe(1);
   });
 
   it('ignores keep-alive bytes between packets', async () => {
@@ -242,7 +242,9 @@ describe('records', () => {
     const rows = await p.rows('dev-absurd');
     expect(rows.map((r) => r.ts.getTime())).toEqual([T0]);
     const rejected = (reason: string) => p.gateways.metrics.value('rejected', { ...TCP, reason });
-    expect([rejected('invalid_fix'), rejected('future_timestamp'), rejected('no_position')]).toEqual([2, 1, 1]);
+    expect(await Promise.all([rejected('invalid_fix'), rejected('future_timestamp'), rejected('no_position')])).toEqual(
+      [2, 1, 1],
+    );
     expect(p.logs.some((l) => l.code === 'INVALID_FIX' && /lat/.test(l.msg))).toBe(true);
     d.destroy();
   });
@@ -252,11 +254,11 @@ describe('records', () => {
     const d = await TestDevice.connect(p.gateways.teltonikaPort);
     expect(await d.handshake('350000000000089')).toBe(1);
     const frame = frameOf([fixRecord(T0), fixRecord(T0 + 1000)]);
-    const before = p.gateways.metrics.value('duplicates', TCP);
+    const before = await p.gateways.metrics.value('duplicates', TCP);
     expect(await d.send(frame)).toBe(2);
     expect(await d.send(frame)).toBe(2);
     expect(await p.rows('dev-dup')).toHaveLength(2);
-    expect(p.gateways.metrics.value('duplicates', TCP) - before).toBe(2);
+    expect((await p.gateways.metrics.value('duplicates', TCP)) - before).toBe(2);
     d.destroy();
   });
 
@@ -329,7 +331,9 @@ describe('records', () => {
       passengers: null,
     });
     const dropped = (field: string) => p.gateways.metrics.value('droppedFields', { ...TCP, field });
-    expect([dropped('meter.state'), dropped('meter.fareCents'), dropped('passengers')]).toEqual([1, 1, 1]);
+    expect(await Promise.all([dropped('meter.state'), dropped('meter.fareCents'), dropped('passengers')])).toEqual([
+      1, 1, 1,
+    ]);
     expect(p.logs.some((l) => l.code === 'INPUT_LEFT_OUT' && l.field === 'meter.state')).toBe(true);
   });
 
@@ -362,7 +366,7 @@ describe('records', () => {
       await d.waitClosed();
       expect(d.unread.length).toBe(0);
       expect(await small.rows('dev-over')).toEqual([]);
-      expect(small.gateways.metrics.value('storageFailures', TCP)).toBe(1);
+      expect(await small.gateways.metrics.value('storageFailures', TCP)).toBe(1);
     } finally {
       await small.close();
     }
@@ -397,8 +401,8 @@ describe('UDP', () => {
       expect(answers.map((a) => a.toString('hex'))).toEqual(['0005cafe012a02']);
       expect(await p.rows('dev-udp')).toHaveLength(2);
       const UDP = { protocol: 'teltonika', transport: 'udp' };
-      expect(p.gateways.metrics.value('badInput', { ...UDP, reason: 'unknown_device' })).toBe(1);
-      expect(p.gateways.metrics.value('badInput', { ...UDP, reason: 'malformed_packet' })).toBe(1);
+      expect(await p.gateways.metrics.value('badInput', { ...UDP, reason: 'unknown_device' })).toBe(1);
+      expect(await p.gateways.metrics.value('badInput', { ...UDP, reason: 'malformed_packet' })).toBe(1);
     } finally {
       socket.close();
     }

@@ -6,8 +6,14 @@
  * generated step by step (one sample per vehicle every 5 s of fleet time); only the engine's
  * `ingest` calls are timed. Prints figures; it is not a test.
  *
- *   npm run bench:rules [-- --vehicles 10000 --steps 120]
+ * Besides the wall-clock rate it prints the process's CPU time per sample over the timed calls
+ * (`process.cpuUsage`), which is what to compare on a machine shared with other work. `--digest`
+ * also hashes every event the engine returns (outside the timed calls), so an optimisation can be
+ * checked to leave every decision as it was: the digest must not change.
+ *
+ *   npm run bench:rules [-- --vehicles 10000 --steps 120 --digest]
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +35,7 @@ const arg = (name: string, def: number): number => {
 };
 const VEHICLES = arg('vehicles', 10_000);
 const STEPS = arg('steps', 120);
+const DIGEST = args.includes('--digest');
 const STOPS = 20_000;
 const STANDS = 500;
 const ZONES = 100;
@@ -292,6 +299,8 @@ function main(): void {
   let samples = 0;
   let events = 0;
   let engineMs = 0;
+  let engineCpuUs = 0;
+  const digest = createHash('sha256');
   const byRule = new Map<string, number>();
   const count = (list: ReturnType<typeof engine.ingest>): void => {
     for (const e of list) {
@@ -299,18 +308,34 @@ function main(): void {
       if (e.type === 'raised') byRule.set(e.violation.ruleId, (byRule.get(e.violation.ruleId) ?? 0) + 1);
     }
   };
+  const cpuUs = (c: NodeJS.CpuUsage): number => c.user + c.system;
   const batch: Telemetry[] = new Array(fleet.length);
+  const results: ReturnType<typeof engine.ingest>[] = DIGEST ? new Array(fleet.length) : [];
   for (let s = 0; s < STEPS; s++) {
     const ms = start + s * STEP_S * 1000;
     for (let i = 0; i < fleet.length; i++) batch[i] = step(fleet[i] as SimVehicle, ms + (i % 5) * 1000);
+    const c = process.cpuUsage();
     const t = performance.now();
-    for (const sample of batch) count(engine.ingest(sample));
+    if (DIGEST) {
+      for (let i = 0; i < batch.length; i++) results[i] = engine.ingest(batch[i] as Telemetry);
+    } else for (const sample of batch) count(engine.ingest(sample));
     engineMs += performance.now() - t;
+    engineCpuUs += cpuUs(process.cpuUsage(c));
     samples += batch.length;
+    if (DIGEST) {
+      for (const list of results) {
+        count(list);
+        for (const e of list) digest.update(JSON.stringify(e));
+      }
+    }
   }
+  const c = process.cpuUsage();
   const t = performance.now();
-  count(engine.close());
+  const closing = engine.close();
   engineMs += performance.now() - t;
+  engineCpuUs += cpuUs(process.cpuUsage(c));
+  count(closing);
+  if (DIGEST) for (const e of closing) digest.update(JSON.stringify(e));
 
   const raised = [...byRule.values()].reduce((a, b) => a + b, 0);
   const stats = engine.stats();
@@ -326,9 +351,13 @@ function main(): void {
     `samples: ${samples} in ${(engineMs / 1000).toFixed(2)} s of engine time → ${Math.round(samples / (engineMs / 1000)).toLocaleString('en-US')} samples/s`,
   );
   console.log(
+    `CPU: ${((engineCpuUs / 1e6) * 1000).toFixed(0)} ms over the timed calls → ${(engineCpuUs / samples).toFixed(2)} µs CPU per sample (${Math.round(samples / (engineCpuUs / 1e6)).toLocaleString('en-US')} samples per CPU-second)`,
+  );
+  console.log(
     `violations raised: ${raised} (events incl. updates/withdrawals: ${events}); judged ${stats.judged}, late ${stats.late}, duplicates ${stats.duplicates}`,
   );
   for (const [rule, n] of [...byRule.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${rule.padEnd(32)} ${n}`);
+  if (DIGEST) console.log(`events digest (sha256 of every event as JSON, in order): ${digest.digest('hex')}`);
 }
 
 main();

@@ -26,7 +26,7 @@ export const generalConfigSchema = z.object({
     interpretation: true,
   }),
   evidenceMarginS: z.number().min(120).default(120).meta({
-    description: 'Evidence window margin either side of an event, seconds (RULES.md: at least 2 minutes).',
+    description: 'Evidence window margin either side of an event, seconds (the catalogue requires at least 2 minutes).',
   }),
   updateIntervalS: z.number().min(0).default(30).meta({
     description:
@@ -39,7 +39,7 @@ export const generalConfigSchema = z.object({
   }),
   backlogHorizonS: z.number().positive().default(86_400).meta({
     description:
-      'How late (seconds) a backlog may arrive and still be judged exactly as if it had come live (RULES.md "Late and buffered data"): a silent vehicle is closed for good, and stand decisions stop being revised, this long after its last sample.',
+      'How late (seconds) a backlog may arrive and still be judged exactly as if it had come live (see "Judgement in event time" in the rules README): a silent vehicle is closed for good, and stand decisions stop being revised, this long after its last sample.',
     interpretation: true,
   }),
 });

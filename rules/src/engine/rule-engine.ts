@@ -96,6 +96,8 @@ interface VehicleRuntime {
 }
 
 const allPacks: readonly Pack[] = ['sp-fretamento', 'df-taxi', 'belem-taxi'];
+/** The default hint, shared: a fresh `{}` per sample was garbage on the hottest path. */
+const noHint: IngestHint = Object.freeze({});
 
 export class RuleEngine {
   private registry: RegistryView;
@@ -152,7 +154,7 @@ export class RuleEngine {
   }
 
   /** Judge one telemetry sample; returns the violation events it caused (often none). */
-  ingest(sample: Telemetry, hint: IngestHint = {}): ViolationEvent[] {
+  ingest(sample: Telemetry, hint: IngestHint = noHint): ViolationEvent[] {
     this.counters.samples++;
     const ms = sample.ts.getTime();
     let v = this.vehicles.get(sample.vehicleId);
@@ -235,7 +237,7 @@ export class RuleEngine {
   }
 
   /** Judge a radio dispatch record (Belém Art. 42–44). */
-  ingestDispatch(input: DispatchRecordInput, hint: IngestHint = {}): ViolationEvent[] {
+  ingestDispatch(input: DispatchRecordInput, hint: IngestHint = noHint): ViolationEvent[] {
     this.counters.dispatches++;
     const record = dispatchRecordSchema.parse(input);
     const ms = record.ts.getTime();

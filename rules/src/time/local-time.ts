@@ -5,6 +5,12 @@
  * `Intl.DateTimeFormat#formatToParts` costs microseconds; the rule engine asks for local time on
  * every sample, so the UTC offset is cached per zone and per UTC hour. Every offset transition in
  * the zones we use falls on a whole hour, so one hour of UTC never straddles two offsets.
+ *
+ * The readings themselves are cached per zone and per UTC second (grouped by minute): a whole
+ * fleet reports within the same seconds, and building a reading (its date string above all) on
+ * every sample was a measurable share of the rule engine's time and garbage. A reading depends on
+ * nothing but the zone and the whole second, so a cached one is the one that would be computed.
+ * Readings are shared: treat them as the read-only values their type says they are.
  */
 
 const MS_PER_MINUTE = 60_000;
@@ -97,9 +103,52 @@ export function formatLocalDate(year: number, month: number, day: number): Local
   return `${year}-${pad2(month)}-${pad2(day)}`;
 }
 
+/** One UTC minute of a zone: its readings (and ISO strings) per second, filled as asked for. */
+interface MinuteReadings {
+  readonly readings: (LocalDateTime | undefined)[];
+  readonly iso: (string | undefined)[];
+}
+
+/** Bounded like the offsets: a replay of years must not grow it without limit (≈ 3 days a zone). */
+const MAX_CACHED_MINUTES = 4096;
+const readingCache = new Map<string, Map<number, MinuteReadings>>();
+
+/** The cached minute of `ms` (null for an instant that is not a whole number of milliseconds). */
+function minuteOf(timeZone: string, ms: number): MinuteReadings | null {
+  if (!Number.isSafeInteger(ms)) return null;
+  let zone = readingCache.get(timeZone);
+  if (!zone) {
+    zone = new Map();
+    readingCache.set(timeZone, zone);
+  }
+  const key = Math.floor(ms / MS_PER_MINUTE);
+  let minute = zone.get(key);
+  if (!minute) {
+    if (zone.size >= MAX_CACHED_MINUTES) zone.clear();
+    minute = { readings: [], iso: [] };
+    zone.set(key, minute);
+  }
+  return minute;
+}
+
+/** The second of its UTC minute `ms` falls in, 0–59 (the same as local: offsets are whole minutes). */
+const secondOf = (ms: number): number => Math.floor((ms - Math.floor(ms / MS_PER_MINUTE) * MS_PER_MINUTE) / 1000);
+
 /** The wall-clock reading of instant `at` in `timeZone`. */
 export function localDateTime(at: Date | number, timeZone: string): LocalDateTime {
   const ms = typeof at === 'number' ? at : at.getTime();
+  const minute = minuteOf(timeZone, ms);
+  if (!minute) return computeLocalDateTime(ms, timeZone);
+  const second = secondOf(ms);
+  let reading = minute.readings[second];
+  if (reading === undefined) {
+    reading = computeLocalDateTime(ms, timeZone);
+    minute.readings[second] = reading;
+  }
+  return reading;
+}
+
+function computeLocalDateTime(ms: number, timeZone: string): LocalDateTime {
   const offsetMinutes = offsetMinutesAt(timeZone, ms);
   const shifted = new Date(ms + offsetMinutes * MS_PER_MINUTE);
   const year = shifted.getUTCFullYear();
@@ -198,7 +247,20 @@ export function zonedInstant(timeZone: string, date: LocalDate, time = '00:00:00
 
 /** ISO 8601 with the zone's offset, e.g. `2026-03-06T19:59:00-03:00`: what an officer reads. */
 export function formatLocalIso(at: Date | number, timeZone: string): string {
-  const l = localDateTime(at, timeZone);
+  const ms = typeof at === 'number' ? at : at.getTime();
+  const minute = minuteOf(timeZone, ms);
+  if (!minute) return computeLocalIso(ms, timeZone);
+  const second = secondOf(ms);
+  let iso = minute.iso[second];
+  if (iso === undefined) {
+    iso = computeLocalIso(ms, timeZone);
+    minute.iso[second] = iso;
+  }
+  return iso;
+}
+
+function computeLocalIso(ms: number, timeZone: string): string {
+  const l = localDateTime(ms, timeZone);
   const sign = l.offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(l.offsetMinutes);
   return `${l.date}T${pad2(l.hour)}:${pad2(l.minute)}:${pad2(l.second)}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;

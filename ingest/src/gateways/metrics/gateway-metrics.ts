@@ -1,30 +1,34 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+
 /**
- * Counters of what the device gateways received, accepted and refused, in the Prometheus text
- * exposition format (version 0.0.4), for `GET /metrics`. Every kind of bad input has its own
- * `reason` label value, so an operator sees at a glance whether a fleet is sending corrupt frames,
- * unregistered identifiers or impossible positions — bad input is never silently dropped.
+ * Counters of what the device gateways received, accepted and refused, as prom-client metrics
+ * for `GET /metrics`. Every kind of bad input has its own `reason` label value, so an operator
+ * sees at a glance whether a fleet is sending corrupt frames, unregistered identifiers or
+ * impossible positions — bad input is never silently dropped.
  *
- * A deliberately small registry: counters and gauges with fixed label names, no histograms. The
- * gateways own it; the process that serves `/metrics` only calls `toPrometheus()`.
+ * The metrics live in the registry they are given: the ingest service's own (one per service,
+ * never prom-client's global registry, since a test process runs several systems side by side),
+ * or a fresh one for gateways started alone.
  */
 
 /** How the data arrived: `osmand` over HTTP, `teltonika` over TCP or UDP, `gt06` over TCP. */
 export type GatewayProtocol = 'osmand' | 'teltonika' | 'gt06';
 export type GatewayTransport = 'http' | 'tcp' | 'udp';
 
+/** Also the label set of the per-channel series: callers pass their module-level constant, no allocation. */
 export interface Channel {
   protocol: GatewayProtocol;
   transport: GatewayTransport;
 }
 
-type MetricKind = 'counter' | 'gauge';
+type LabelName = 'protocol' | 'transport' | 'reason' | 'field';
 
 interface MetricDef {
   name: string;
   help: string;
-  kind: MetricKind;
+  kind: 'counter' | 'gauge';
   /** Label names in output order. */
-  labels: readonly string[];
+  labels: readonly LabelName[];
 }
 
 const DEFS = {
@@ -90,103 +94,107 @@ const DEFS = {
   },
 } as const satisfies Record<string, MetricDef>;
 
-type MetricId = keyof typeof DEFS;
-
-/** Label values may hold anything; the text format needs backslash, quote and newline escaped. */
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
+export type GatewayMetricId = keyof typeof DEFS;
+type CounterId = { [K in GatewayMetricId]: (typeof DEFS)[K]['kind'] extends 'counter' ? K : never }[GatewayMetricId];
 
 export class GatewayMetrics {
-  /** Per metric: serialised label values → value. */
-  private readonly series = new Map<MetricId, Map<string, number>>();
+  /** Where the metrics are registered; `registry.metrics()` renders them. */
+  readonly registry: Registry;
+  private readonly counters: Record<CounterId, Counter<LabelName>>;
+  private readonly open: Gauge<LabelName>;
 
-  constructor(channels: readonly Channel[] = []) {
+  constructor(channels: readonly Channel[] = [], registry: Registry = new Registry()) {
+    this.registry = registry;
+    const counter = (id: CounterId) =>
+      new Counter<LabelName>({
+        name: DEFS[id].name,
+        help: DEFS[id].help,
+        labelNames: DEFS[id].labels,
+        registers: [registry],
+      });
+    this.counters = {
+      stored: counter('stored'),
+      duplicates: counter('duplicates'),
+      rejected: counter('rejected'),
+      quarantined: counter('quarantined'),
+      droppedFields: counter('droppedFields'),
+      badInput: counter('badInput'),
+      acks: counter('acks'),
+      storageFailures: counter('storageFailures'),
+      connections: counter('connections'),
+    };
+    this.open = new Gauge<LabelName>({
+      name: DEFS.openConnections.name,
+      help: DEFS.openConnections.help,
+      labelNames: DEFS.openConnections.labels,
+      registers: [registry],
+    });
     // Known series start at zero, so `rate()` works from the first scrape, not the first event.
     for (const c of channels) {
-      for (const id of ['stored', 'duplicates', 'acks', 'storageFailures'] as const)
-        this.add(id, [c.protocol, c.transport], 0);
+      for (const id of ['stored', 'duplicates', 'acks', 'storageFailures'] as const) this.counters[id].inc(c, 0);
       if (c.transport !== 'http') {
-        this.add('connections', [c.protocol, c.transport], 0);
-        this.add('openConnections', [c.protocol, c.transport], 0);
+        this.counters.connections.inc(c, 0);
+        this.open.set(c, 0);
       }
     }
   }
 
   stored(c: Channel, n: number): void {
-    this.add('stored', [c.protocol, c.transport], n);
+    if (n > 0) this.counters.stored.inc(c, n);
   }
 
   duplicates(c: Channel, n: number): void {
-    this.add('duplicates', [c.protocol, c.transport], n);
+    if (n > 0) this.counters.duplicates.inc(c, n);
   }
 
   rejected(c: Channel, reason: string, n = 1): void {
-    this.add('rejected', [c.protocol, c.transport, reason], n);
+    this.counters.rejected.inc({ protocol: c.protocol, transport: c.transport, reason }, n);
   }
 
   quarantined(c: Channel, reason: string, n = 1): void {
-    this.add('quarantined', [c.protocol, c.transport, reason], n);
+    this.counters.quarantined.inc({ protocol: c.protocol, transport: c.transport, reason }, n);
   }
 
   droppedField(c: Channel, field: string): void {
-    this.add('droppedFields', [c.protocol, c.transport, field], 1);
+    this.counters.droppedFields.inc({ protocol: c.protocol, transport: c.transport, field });
   }
 
   badInput(c: Channel, reason: string): void {
-    this.add('badInput', [c.protocol, c.transport, reason], 1);
+    this.counters.badInput.inc({ protocol: c.protocol, transport: c.transport, reason });
   }
 
   ack(c: Channel): void {
-    this.add('acks', [c.protocol, c.transport], 1);
+    this.counters.acks.inc(c);
   }
 
   storageFailure(c: Channel): void {
-    this.add('storageFailures', [c.protocol, c.transport], 1);
+    this.counters.storageFailures.inc(c);
   }
 
   connectionOpened(c: Channel): void {
-    this.add('connections', [c.protocol, c.transport], 1);
-    this.add('openConnections', [c.protocol, c.transport], 1);
+    this.counters.connections.inc(c);
+    this.open.inc(c);
   }
 
   connectionClosed(c: Channel): void {
-    this.add('openConnections', [c.protocol, c.transport], -1);
+    this.open.dec(c);
   }
 
   /**
-   * The current value of one series, e.g. `value('badInput', { protocol: 'teltonika', transport:
-   * 'tcp', reason: 'crc_mismatch' })`; 0 when it was never touched.
+   * The current value of one series, e.g. `await value('badInput', { protocol: 'teltonika',
+   * transport: 'tcp', reason: 'crc_mismatch' })`; 0 when it was never touched. For tests and
+   * diagnostics: it reads the metric as a scrape would (prom-client reads are asynchronous).
    */
-  value(id: MetricId, labels: Record<string, string>): number {
-    const key = DEFS[id].labels.map((l) => labels[l] ?? '').join('\u0000');
-    return this.series.get(id)?.get(key) ?? 0;
+  async value(id: GatewayMetricId, labels: Partial<Record<LabelName, string>>): Promise<number> {
+    const metric = id === 'openConnections' ? this.open : this.counters[id];
+    const { values } = await metric.get();
+    const names = DEFS[id].labels;
+    const series = values.find((v) => names.every((l) => String(v.labels[l] ?? '') === (labels[l] ?? '')));
+    return series?.value ?? 0;
   }
 
-  /** Every series in the Prometheus text format, metrics and series in a stable order. */
-  toPrometheus(): string {
-    const lines: string[] = [];
-    for (const id of Object.keys(DEFS) as MetricId[]) {
-      const def: MetricDef = DEFS[id];
-      const values = this.series.get(id);
-      if (!values || values.size === 0) continue;
-      lines.push(`# HELP ${def.name} ${def.help}`, `# TYPE ${def.name} ${def.kind}`);
-      for (const key of [...values.keys()].sort()) {
-        const parts = key.split('\u0000');
-        const labels = def.labels.map((l, i) => `${l}="${escapeLabel(parts[i] ?? '')}"`).join(',');
-        lines.push(`${def.name}{${labels}} ${values.get(key)}`);
-      }
-    }
-    return `${lines.join('\n')}\n`;
-  }
-
-  private add(id: MetricId, labelValues: readonly string[], n: number): void {
-    let values = this.series.get(id);
-    if (!values) {
-      values = new Map();
-      this.series.set(id, values);
-    }
-    const key = labelValues.join('\u0000');
-    values.set(key, (values.get(key) ?? 0) + n);
+  /** The Prometheus text exposition of the registry these metrics are in. */
+  toPrometheus(): Promise<string> {
+    return this.registry.metrics();
   }
 }

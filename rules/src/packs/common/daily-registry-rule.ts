@@ -47,13 +47,14 @@ interface CheckInputs {
   readonly registry: unknown;
 }
 
-const sameInputs = (a: CheckInputs | null, b: CheckInputs): boolean =>
+/** Does the sample present the same inputs as `a` (compared field by field, nothing allocated)? */
+const sameInputs = (a: CheckInputs | null, ctx: SampleFacts): boolean =>
   a !== null &&
-  a.vehicle === b.vehicle &&
-  a.operator === b.operator &&
-  a.date === b.date &&
-  a.driverId === b.driverId &&
-  a.registry === b.registry;
+  a.vehicle === ctx.vehicle &&
+  a.operator === ctx.operator &&
+  a.date === ctx.local.date &&
+  a.driverId === ctx.sample.tachoDriverId &&
+  a.registry === ctx.registry;
 
 export const breachKey = (b: RegistryBreach): string =>
   b.key ?? [b.variant ?? 'breach', ...(b.subKey ? [b.subKey] : [])].join(':');
@@ -118,15 +119,21 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       const findings: Finding[] = [];
       let open = state.open;
       // A registry fact changes with the registry, the day or the driver — not with every sample.
-      const inputs: CheckInputs = {
-        vehicle: ctx.vehicle,
-        operator: ctx.operator,
-        date: ctx.local.date,
-        driverId: ctx.sample.tachoDriverId,
-        registry: ctx.registry,
-      };
-      const breach = sameInputs(state.inputs, inputs) ? state.breach : spec.check(ctx, config);
+      const same = sameInputs(state.inputs, ctx);
+      const inputs: CheckInputs =
+        same && state.inputs !== null
+          ? state.inputs
+          : {
+              vehicle: ctx.vehicle,
+              operator: ctx.operator,
+              date: ctx.local.date,
+              driverId: ctx.sample.tachoDriverId,
+              registry: ctx.registry,
+            };
+      const breach = same ? state.breach : spec.check(ctx, config);
       if (!breach) {
+        // Nothing open and nothing changed: the state stays as it is.
+        if (!open && same) return { state, findings: noFindings };
         if (open) findings.push(finding(open, 'final'));
         return { state: { open: null, inputs, breach: null }, findings };
       }

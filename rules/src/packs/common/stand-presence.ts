@@ -94,6 +94,8 @@ export interface PresenceState {
   readonly departed: readonly Presence[];
 }
 
+const noPresences: readonly Presence[] = Object.freeze([]);
+
 export const initialPresenceState: PresenceState = {
   present: [],
   lastMeter: null,
@@ -201,7 +203,10 @@ export function trackPresence(
   // Still followed just after leaving (a departed presence is not re-entered by this: a new
   // presence at the same stand has its own entry time).
   const afterMs = config.hireAfterLeavingS * 1000;
-  const left: Presence[] = state.departed.filter((p) => !state.present.some((q) => q.stand.id === p.stand.id));
+  const left: Presence[] =
+    state.departed.length === 0
+      ? []
+      : state.departed.filter((p) => !state.present.some((q) => q.stand.id === p.stand.id));
 
   for (const before of state.present) {
     let p = before;
@@ -272,14 +277,23 @@ export function trackPresence(
     present.push(p);
     entered.push(p);
   }
+  // Most taxis are at no stand: share one empty list rather than keep three new ones a sample.
+  const presentNow = present.length === 0 ? noPresences : present;
+  const leftNow = left.length === 0 ? noPresences : left;
   return {
     state: {
-      present,
+      present: presentNow,
       lastMeter: s.meterState ?? state.lastMeter,
       lastPassengers: s.passengers ?? state.lastPassengers,
       lastMs: ctx.ms,
-      departed: left.filter((p) => ctx.ms - p.lastInsideMs <= afterMs),
+      departed: leftNow.length === 0 ? noPresences : left.filter((p) => ctx.ms - p.lastInsideMs <= afterMs),
     },
-    signal: { present, entered, left, hire: hireAt(state, ctx, config), meterState: s.meterState },
+    signal: {
+      present: presentNow,
+      entered: entered.length === 0 ? noPresences : entered,
+      left: leftNow,
+      hire: hireAt(state, ctx, config),
+      meterState: s.meterState,
+    },
   };
 }

@@ -103,7 +103,8 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
           findings.push(finding(run, place, 'ongoing', config));
           reported = { endedAt: run.lastMs, confidence, variant: null };
         }
-        run = { ...run, raised: true };
+        // A run already raised carries the flag through extendRun: copy it only the first time.
+        if (!run.raised) run = { ...run, raised: true };
       }
       return { state: { run, key, place, reported }, findings };
     },

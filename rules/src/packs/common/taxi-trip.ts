@@ -84,6 +84,12 @@ export interface TripTrackerState {
 
 export const initialTripState: TripTrackerState = { trip: null, anchor: null };
 
+/** A free taxi with no trip open (most samples): one shared answer instead of three objects a sample. */
+const noTrip: { state: TripTrackerState; signal: TripSignal } = Object.freeze({
+  state: initialTripState,
+  signal: Object.freeze({ current: null, ended: null, stepM: 0 }),
+});
+
 const anchorOf = (ctx: SampleFacts, settings: TripDistanceSettings): Anchor => ({
   lat: ctx.sample.lat,
   lon: ctx.sample.lon,
@@ -109,6 +115,7 @@ export function trackTrip(
   tripMaxGapS: number,
   distance: TripDistanceSettings = defaultTripDistance,
 ): { state: TripTrackerState; signal: TripSignal } {
+  if (state.trip === null && !inTrip(ctx)) return noTrip;
   const s = ctx.sample;
   let trip = state.trip;
   let anchor = state.anchor;
