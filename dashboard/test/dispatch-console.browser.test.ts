@@ -20,7 +20,7 @@ import {
 
 /**
  * The dispatch console (`/#dispatch`) as a dispatcher uses it, against a real system (PGlite,
- * offers open 8 s, bookings expire after 15 s) and real Chromium, by keyboard only: a booking
+ * offers open 20 s, bookings expire after 40 s) and real Chromium, by keyboard only: a booking
  * at the Rodoviária found by typing part of its name, offered automatically to the nearest free
  * taxi with the countdown running on screen (fed by the `/live` `booking` events), cancelled with
  * C and Enter; a manual booking's taxis listed in the server's order with its ETA
@@ -101,8 +101,12 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     await ensureDashboardBuilt();
     shots = screenshotDir ?? (await mkdtemp(join(tmpdir(), 'vigia-dispatch-shots-')));
     sys = await startTestSystem('pglite', {
-      DISPATCH_OFFER_TIMEOUT_S: '8',
-      DISPATCH_BOOKING_TIMEOUT_S: '15',
+      // Long enough that the first offer is still the nearest taxi's while the first test reads its
+      // countdown and takes its screenshots on a loaded machine: an offer that lapses meanwhile
+      // passes to the other taxi, which then is busy for the tests after it.
+      DISPATCH_OFFER_TIMEOUT_S: '20',
+      // Long enough for the first test's screenshots on a loaded machine before it cancels its booking.
+      DISPATCH_BOOKING_TIMEOUT_S: '40',
       DISPATCH_POLL_INTERVAL_MS: '200',
       LIVE_PUSH_INTERVAL_MS: '250',
       DEMO_BOOKING_INTERVAL_S: '0',
@@ -199,13 +203,17 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     await countdown.waitFor({ timeout: 10_000 });
     const nearest = taxis[0];
     if (!nearest) throw new Error('no taxi');
-    expect(await countdown.textContent()).toMatch(new RegExp(`^Oferta a ${nearest.plate}: 0:0[1-8]$`));
+    expect(await countdown.textContent()).toMatch(new RegExp(`^Oferta a ${nearest.plate}: 0:(0[1-9]|1\\d|20)$`));
+    const readFrom = performance.now();
     const first = Number(await countdown.getAttribute('data-remaining-s'));
     await page.waitForTimeout(2100);
     const later = Number(await countdown.getAttribute('data-remaining-s'));
-    console.log(`dispatch console: offer countdown ${first} s, then ${later} s 2.1 s later`);
+    // What the countdown may have lost is bounded by the time the two reads really took, which on a
+    // loaded machine is more than the 2.1 s waited.
+    const elapsedS = (performance.now() - readFrom) / 1000;
+    console.log(`dispatch console: offer countdown ${first} s, then ${later} s ${elapsedS.toFixed(1)} s later`);
     expect(later).toBeLessThanOrEqual(first - 1);
-    expect(later).toBeGreaterThanOrEqual(first - 3);
+    expect(later).toBeGreaterThanOrEqual(first - Math.ceil(elapsedS) - 1);
     // The detail shows the open offer with the server's estimate of the taxi's arrival.
     expect(await row(id).getAttribute('aria-selected')).toBe('true');
     await expect.poll(() => page.locator('.dispatch-offer--open').count()).toBe(1);
@@ -216,9 +224,22 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     await screenshot('dispatch-offer');
 
     // C asks, Enter confirms: out of the text field first (Escape), as a dispatcher does.
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('c');
-    expect(await page.locator('.dispatch-selected .dispatch-message').textContent()).toContain('Enter confirma');
+    // On a loaded machine the key can land before the text field has let go of the focus: ask again
+    // until the console shows the question.
+    const question = page.locator('.dispatch-selected .dispatch-message');
+    await expect
+      .poll(
+        async () => {
+          const text = (await question.isVisible()) ? ((await question.textContent()) ?? '') : '';
+          if (!text.includes('Enter confirma')) {
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('c');
+          }
+          return text;
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toContain('Enter confirma');
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await booking(id)).status).toBe('cancelled');
     await expect.poll(() => row(id).getAttribute('data-status')).toBe('cancelled');
@@ -321,14 +342,14 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     expect((await booking(id)).pickup.address).toMatch(/^Ponto no mapa/);
 
     const banner = page.locator('.dispatch-banner');
-    await banner.waitFor({ state: 'visible', timeout: 30_000 });
+    await banner.waitFor({ state: 'visible', timeout: 70_000 });
     expect(await banner.getAttribute('data-booking-id')).toBe(id);
     expect(await banner.textContent()).toMatch(/^Corrida expirou sem táxi: Ponto no mapa/);
     expect(await banner.getAttribute('data-sound')).toBe('played');
     expect((await booking(id)).status).toBe('expired');
     expect(await row(id).getAttribute('data-status')).toBe('expired');
     await screenshot('dispatch-expired');
-  }, 45_000);
+  }, 100_000);
 
   it('shows the stand queues near the selected pickup and the keyboard map', async () => {
     await page.keyboard.press('Escape');
@@ -374,7 +395,8 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
   it('loads the bookings again after a reload, with the day’s report and its CSV', async () => {
     await page.reload();
     // Loaded, not pushed: the four bookings of this run in their last status.
-    await expect.poll(() => page.locator('.dispatch-booking').count()).toBe(4);
+    // The reloaded page signs in, asks who it is and lists again: seconds on a loaded machine.
+    await expect.poll(() => page.locator('.dispatch-booking').count(), { timeout: 20_000 }).toBe(4);
     expect(
       await page
         .locator('.dispatch-group')

@@ -5,6 +5,8 @@ import { upsertViolations, type ViolationUpsert } from '@vigia/ingest';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, registerVehicle, startTestSystem, type TestSystem } from '../../api/test/support.js';
+import { fleetMessages } from '../src/fleet-messages.js';
+import { violationMessages as vm } from '../src/violation-messages.js';
 import { violationColors } from '../src/violation-style.js';
 import {
   chromiumArgs,
@@ -141,6 +143,8 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     expect(sent.body.accepted).toBe(sampleCount);
 
     // A Brasília taxi with a violation from before the page opened: the feed must load it on start.
+    // Its meter is on tariff 1: tariff 2 on a weekday between 06:00 and 20:00 in Brasília is a
+    // live DF_BANDEIRA2_MISUSE of its own, which would make the feed's count depend on the hour.
     taxi = await registerVehicle(sys, { pack: 'df-taxi', operatorId: 'coop-candango' });
     const taxiSamples = [0, 1, 2].map((index) => ({
       deviceId: taxi.identifier,
@@ -148,7 +152,7 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
       lat: -15.7942 + index * 0.001,
       lon: -47.8822,
       speedKmh: 40,
-      meter: { state: 'hired', tariff: 2, fareCents: 1250 + index * 100 },
+      meter: { state: 'hired', tariff: 1, fareCents: 1250 + index * 100 },
     }));
     expect((await api(sys, 'POST', '/v1/telemetry', taxiSamples, taxi.token)).status).toBe(200);
     const [earlier] = await sys.db.transaction((tx) =>
@@ -207,8 +211,8 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     const row = page.locator(`#violation-feed [data-violation-id="${earlierTaxiViolationId}"]`);
     await row.waitFor({ timeout: 10_000 });
     expect(await row.textContent()).toContain('DF_BANDEIRA2_MISUSE');
-    expect(await row.locator('.badge[data-confidence]').textContent()).toBe('Suspected');
-    expect(await row.textContent()).toContain('Group C');
+    expect(await row.locator('.badge[data-confidence]').textContent()).toBe(vm.confidence.suspected.label);
+    expect(await row.textContent()).toContain(vm.penalty.group('C'));
     expect(await row.locator('.violation-row__place').count()).toBe(0);
     await expect.poll(() => page.locator('[data-count="open-violations"]').textContent()).toBe('1');
   });
@@ -244,8 +248,8 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     expect(text).toContain('10 ORTN');
     expect(text).toContain('R$ 354,20');
     // Confidence `confirmed` is badged "Measured", apart from the workflow's "Confirmed".
-    expect(await row.locator('.badge[data-confidence]').textContent()).toBe('Measured');
-    expect(await row.locator('.badge[data-status]').textContent()).toBe('Open');
+    expect(await row.locator('.badge[data-confidence]').textContent()).toBe(vm.confidence.confirmed.label);
+    expect(await row.locator('.badge[data-status]').textContent()).toBe(vm.status.open);
     await expect.poll(() => page.locator('[data-count="open-violations"]').textContent()).toBe('2');
   });
 
@@ -260,7 +264,9 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     const entry = page.locator(`.vehicle-popup .vehicle-popup__violation[data-violation-id="${raised.id}"]`);
     await entry.waitFor({ timeout: 5000 });
     expect(await entry.textContent()).toContain('FRET_BOARDING_AT_REGULAR_STOP');
-    expect(await page.locator('.vehicle-popup__violations-heading').textContent()).toBe('Open violations (1)');
+    expect(await page.locator('.vehicle-popup__violations-heading').textContent()).toBe(
+      fleetMessages.popup.openViolations(1),
+    );
     await page.locator('.maplibregl-popup-close-button').click();
   });
 
@@ -278,15 +284,15 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
 
     const legalBasis = await detail.locator('.legal-basis__article').allTextContents();
     expect(legalBasis).toEqual(['Art. 10 §3', 'Art. 11 §3']);
-    expect(await measured(detail, 'distanceToStopM')).toEqual(['Distance to stop (m)', '11.1 m']);
+    expect(await measured(detail, 'distanceToStopM')).toEqual(['Distance to stop (m)', '11,1 m']);
     expect(await measured(detail, 'dwellS')).toEqual(['Dwell (s)', '30 s']);
     expect(await measured(detail, 'boardings')).toEqual(['Boardings', '6']);
-    expect(await measured(detail, 'doorOpened')).toEqual(['Door opened', 'Yes']);
+    expect(await measured(detail, 'doorOpened')).toEqual(['Door opened', vm.measuredValues.yes]);
     const text = (await detail.textContent()) ?? '';
     expect(text).toContain('D-SP-77');
-    expect(text).toContain('1 earlier within 365 days');
-    expect(text).toContain('Stop Av. Paulista, 1000, 30 m radius');
-    expect(text).toContain('Not reviewed yet.');
+    expect(text).toContain(vm.penalty.within(vm.penalty.earlier(1), 365));
+    expect(text).toContain(vm.placeCaptions.stopRadius('Av. Paulista, 1000', '30 m'));
+    expect(text).toContain(vm.detail.notReviewed);
 
     await waitForIdleMap(page);
     const image = await mapScreenshot(page, 'violation-evidence');
@@ -314,8 +320,8 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     const readings = (await popup.textContent()) ?? '';
     expect(readings).toContain(await localTime(page, at(10)));
     expect(readings).toContain('15 km/h');
-    expect(readings).toMatch(/Door\s*Closed/);
-    expect(readings).toMatch(/Passengers \(driver excluded\)\s*20/);
+    expect(readings).toMatch(new RegExp(`${vm.sample.door}\\s*${vm.sample.doorClosed}`));
+    expect(readings).toMatch(new RegExp(`${escapeRegExp(fleetMessages.passengersTerm)}\\s*20`));
     await page.mouse.move(5, 5);
   });
 
@@ -341,7 +347,9 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     const detail = page.locator('#violation-detail .violation-detail');
     await page.locator('#review-reason').fill('Porta aberta e seis embarques no ponto, conforme o traçado');
     await page.locator('button[data-decision="confirm"]').click();
-    await expect.poll(() => detail.locator('.detail-header .badge[data-status]').textContent()).toBe('Confirmed');
+    await expect
+      .poll(() => detail.locator('.detail-header .badge[data-status]').textContent())
+      .toBe(vm.status.confirmed);
     await expect.poll(() => detail.locator('.review-trail__item').count()).toBe(1);
     expect(await detail.locator('.review-trail__reason').textContent()).toBe(
       'Porta aberta e seis embarques no ponto, conforme o traçado',
@@ -359,7 +367,9 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
       reason: 'Dismissed from another desk',
     });
     expect(elsewhere.status).toBe(200);
-    await expect.poll(() => detail.locator('.detail-header .badge[data-status]').textContent()).toBe('Dismissed');
+    await expect
+      .poll(() => detail.locator('.detail-header .badge[data-status]').textContent())
+      .toBe(vm.status.dismissed);
     await expect.poll(() => detail.locator('.review-trail__item').count()).toBe(2);
     expect(await page.locator('button[data-decision="confirm"]').isDisabled()).toBe(true);
   });
@@ -408,7 +418,7 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     // The dismissal made at the other desk is picked up too: reviews are not pushed, the reload brings them.
     expect(
       await page.locator(`#violation-feed [data-violation-id="${raised.id}"] .badge[data-status]`).textContent(),
-    ).toBe('Dismissed');
+    ).toBe(vm.status.dismissed);
     await expect.poll(() => page.locator('[data-count="open-violations"]').textContent()).toBe('2');
   });
 
@@ -425,7 +435,7 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     const lines = csv.trim().split('\r\n');
     expect(lines[0]).toMatch(/^id,ruleId,pack,legalBasis/);
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual([missedWhileOffline.id, raised.id]);
-    expect(download.suggestedFilename()).toMatch(/^violations-.*\.csv$/);
+    expect(download.suggestedFilename()).toMatch(/^infracoes-.*\.csv$/);
 
     await page.locator('select[name="pack"]').selectOption('');
     await page.locator('select[name="confidence"]').selectOption('suspected');
@@ -452,6 +462,11 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     }
   });
 });
+
+/** The pt-BR catalogue's text inside a pattern (its parentheses are literal). */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** The page coordinates of a map position, for the mouse. */
 async function projectOnPage(page: Page, position: { lat: number; lon: number }): Promise<{ x: number; y: number }> {
@@ -494,7 +509,7 @@ async function cameraOf(page: Page): Promise<{ center: [number, number]; zoom: n
 async function localTime(page: Page, instant: Date): Promise<string> {
   return page.evaluate(
     (ms) =>
-      new Intl.DateTimeFormat(undefined, {
+      new Intl.DateTimeFormat('pt-BR', {
         timeZone: 'America/Sao_Paulo',
         weekday: 'short',
         hour: '2-digit',
