@@ -133,7 +133,19 @@ describe('bookings under concurrency (PostgreSQL)', () => {
         return (await api(i % 2 ? second : sys, 'POST', `/v1/offers/${o.id}/accept`, undefined, driver?.token)).status;
       }),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // Every offer ends answered: accepted by its winner, or expired by the server's sweep. The
+    // sweep runs on its poll interval, later on a loaded machine: wait for it, not a fixed time.
+    await waitFor(
+      'every raced offer answered',
+      async () => {
+        const { rows } = await sys.db.query<{ open: number }>(
+          'SELECT count(*)::int AS open FROM booking_offers WHERE id = ANY($1::text[]) AND response IS NULL',
+          [offers.map((o) => o.id)],
+        );
+        return rows[0]?.open === 0;
+      },
+      30_000,
+    );
     let won = 0;
     let lost = 0;
     for (const [i, b] of bookings.entries()) {

@@ -56,7 +56,9 @@ describe('violations API', () => {
       ts: new Date(t0 + (i - 5) * 10_000).toISOString(),
       lat: -15.79 + i * 0.0003,
       lon: -47.88,
-      meter: { state: 'hired', tariff: 2 },
+      // Tariff 1: tariff 2 an hour ago on a weekday between 06:00 and 20:00 in Brasília would be a
+      // live DF_BANDEIRA2_MISUSE of its own, and the lists below would depend on the hour.
+      meter: { state: 'hired', tariff: 1 },
     }));
     expect((await api(sys, 'POST', '/v1/telemetry', samples, dev.token)).status).toBe(200);
   });

@@ -151,7 +151,8 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     let changed = 0;
     for (let i = 0; i < firstMask.length; i += 1) if (firstMask[i] !== secondMask[i]) changed += 1;
     expect(changed).toBeGreaterThan(30);
-  });
+    // Idle-map waits and screenshots take seconds each on a loaded machine: room for them.
+  }, 150_000);
 
   it('opens a popup with the plate of the clicked vehicle', async () => {
     // The fleet keeps moving between finding a vehicle and the click landing, and a loaded
@@ -178,7 +179,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
       const box = await page.locator('#map').boundingBox();
       if (!box) throw new Error('the map element has no box');
       await page.mouse.click(box.x + target.x, box.y + target.y);
-      const opened = await popup.waitFor({ timeout: 5000 }).then(
+      const opened = await popup.waitFor({ timeout: 10_000 }).then(
         () => true,
         () => false,
       );

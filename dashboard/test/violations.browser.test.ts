@@ -323,7 +323,8 @@ describe.skipIf(!hasChromium)('violations on the dashboard', () => {
     expect(readings).toMatch(new RegExp(`${vm.sample.door}\\s*${vm.sample.doorClosed}`));
     expect(readings).toMatch(new RegExp(`${escapeRegExp(fleetMessages.passengersTerm)}\\s*20`));
     await page.mouse.move(5, 5);
-  });
+    // Several idle-map waits and screenshots: 20–30 s on a quiet machine, more on a loaded one.
+  }, 150_000);
 
   it('replaces the entry when the event grows, in the feed and in the open detail', async () => {
     const [grown] = await sys.db.transaction((tx) =>

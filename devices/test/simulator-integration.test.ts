@@ -37,11 +37,20 @@ function capturingLogger() {
 }
 
 async function liveVehicles(sys: RunningSystem) {
-  const res = await fetch(`${sys.url}/v1/vehicles?limit=1000`, {
-    headers: { authorization: `Bearer ${sys.adminToken}` },
-  });
-  expect(res.status).toBe(200);
-  return vehicleListSchema.parse(await res.json()).items;
+  // A server whose event loop lags sheds requests with 503 OVERLOADED and a Retry-After, as the
+  // simulator's own client expects: on a loaded machine the test retries like any client would.
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${sys.url}/v1/vehicles?limit=1000`, {
+      headers: { authorization: `Bearer ${sys.adminToken}` },
+    });
+    if (res.status === 503 && attempt < 10) {
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? '1')));
+      continue;
+    }
+    expect(res.status).toBe(200);
+    return vehicleListSchema.parse(await res.json()).items;
+  }
 }
 
 /** Poll until every simulated vehicle has a live position stamped after `since`. */
