@@ -87,7 +87,8 @@ describe('alerts under faults', () => {
           for (const v of res.body.items) if (v.endedAt) violationIds.add(v.id);
           return violationIds.size >= VIOLATIONS;
         },
-        30_000,
+        // Bounds, not targets: a loaded CI machine takes several times a quiet one's few seconds.
+        90_000,
       );
       const raisedIn = Date.now() - downAt;
       await sleep(Math.max(0, DOWN_MS - raisedIn));
@@ -96,7 +97,7 @@ describe('alerts under faults', () => {
 
       // Mid-delivery: a quarter of the backlog through, the process dies without a word.
       const counts = () => `(${receiver.requests.length} requests, ${receiver.delivered().length} delivered)`;
-      await until('a quarter of the alerts', () => receiver.delivered().length >= VIOLATIONS / 2, 45_000, counts);
+      await until('a quarter of the alerts', () => receiver.delivered().length >= VIOLATIONS / 2, 90_000, counts);
       running.child.kill('SIGKILL');
       await running.exited;
       const deliveredAtKill = receiver.delivered().length;
@@ -118,7 +119,7 @@ describe('alerts under faults', () => {
           const got = deliveredIds();
           return events.every((e) => got.has(e.id));
         },
-        60_000,
+        150_000,
         counts,
       );
       const drainedIn = Date.now() - upAt;
@@ -166,5 +167,5 @@ describe('alerts under faults', () => {
       await scratch.drop();
       await rm(dataDir, { recursive: true, force: true });
     }
-  }, 200_000);
+  }, 480_000);
 });
