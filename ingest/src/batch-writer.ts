@@ -191,7 +191,7 @@ export class BatchWriter {
   }
 
   /**
-   * Stores `records` in one transaction; when the database refuses it for the values of some
+   * Stores `records` in one transaction (one statement); when the database refuses it for the values of some
    * record (`isDataError`), splits it in halves and stores each, down to the single record to
    * blame, which alone is refused. One device's bad record thus never costs the devices batched
    * with it their data. A batch of n records with k bad ones takes at most 2·k·⌈log2 n⌉ + 1
@@ -199,7 +199,8 @@ export class BatchWriter {
    */
   private async storeIsolating(records: readonly Telemetry[]): Promise<RecordOutcome[]> {
     try {
-      const { outcomes, accepted, advanced } = await this.opts.db.transaction((tx) => storeTelemetry(tx, records));
+      // One statement, its own transaction (telemetry-store.ts): no BEGIN/COMMIT round trips.
+      const { outcomes, accepted, advanced } = await storeTelemetry(this.opts.db, records);
       if (accepted.length > 0) this.opts.onCommitted({ accepted, advanced });
       return outcomes;
     } catch (err) {

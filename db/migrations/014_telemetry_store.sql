@@ -1,0 +1,124 @@
+-- One statement per telemetry batch (issue 12 item 2). telemetry_store() does in the database
+-- what storeTelemetry did in five round trips inside BEGIN/COMMIT (lock the live rows, insert,
+-- add to the hourly aggregate, move the live state): called alone it is its own transaction, so
+-- a batch costs the ingest one round trip and one result row, whatever its size.
+--
+-- Per sample, as before: dist_m / dt_s are the distance and time since the vehicle's previous
+-- sample (its live state, or the batch's previous sample in time order), 0 for a sample that is
+-- not newer than the vehicle's newest, and for every sample after the first of the same
+-- (vehicle, ts); dt_s is capped at 300 s (MAX_SAMPLE_GAP_S in ingest/src/telemetry-store.ts: a
+-- device switched off overnight is not 8 hours of work). Duplicates of (device_id, ts), stored
+-- before or earlier in the batch, are skipped; only stored samples reach the aggregate; a
+-- vehicle's live state moves to its newest stored sample when that is newer than the live one.
+--
+-- The result is one character per sample, in the order given: '0' duplicate, '1' stored,
+-- '2' stored and now its vehicle's live state.
+-- ingest/src/geo.ts in SQL. STRICT: no previous sample, no distance (least() would take a NULL for 1).
+CREATE FUNCTION telemetry_haversine_m(lat1 float8, lon1 float8, lat2 float8, lon2 float8)
+RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT 2 * 6371008.8 * asin(least(1, sqrt(
+    sin(radians(lat2 - lat1) / 2) ^ 2 + cos(radians(lat1)) * cos(radians(lat2)) * sin(radians(lon2 - lon1) / 2) ^ 2)))
+$$;
+
+CREATE FUNCTION telemetry_store(
+  p_ts timestamptz[], p_device_id text[], p_vehicle_id text[], p_received_at timestamptz[], p_lat float8[],
+  p_lon float8[], p_speed_kmh real[], p_heading_deg real[], p_accuracy_m real[], p_ignition boolean[],
+  p_door_open boolean[], p_passengers smallint[], p_children_under7 smallint[], p_boardings smallint[],
+  p_alightings smallint[], p_meter_state text[], p_meter_tariff smallint[], p_meter_fare_cents integer[],
+  p_meter_trip_id text[], p_tacho_speed_kmh real[], p_tacho_driver_id text[]
+) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  outcome text;
+  h_vehicle_id text[];
+  h_ts timestamptz[];
+  h_dist_m real[];
+  h_dt_s real[];
+  h_meter_state text[];
+  h_meter_tariff smallint[];
+  h_speed_kmh real[];
+  h_ignition boolean[];
+BEGIN
+  -- The vehicles' live rows, locked in id order so that concurrent batches never deadlock, and
+  -- read after the lock (each statement of a function takes a fresh snapshot).
+  PERFORM 1 FROM vehicle_live WHERE vehicle_id = ANY (p_vehicle_id) ORDER BY vehicle_id FOR UPDATE;
+
+  WITH s AS (
+    SELECT * FROM unnest(p_ts, p_device_id, p_vehicle_id, p_received_at, p_lat, p_lon, p_speed_kmh, p_heading_deg,
+      p_accuracy_m, p_ignition, p_door_open, p_passengers, p_children_under7, p_boardings, p_alightings, p_meter_state,
+      p_meter_tariff, p_meter_fare_cents, p_meter_trip_id, p_tacho_speed_kmh, p_tacho_driver_id) WITH ORDINALITY
+      AS s(ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m, ignition, door_open,
+        passengers, children_under7, boardings, alightings, meter_state, meter_tariff, meter_fare_cents, meter_trip_id,
+        tacho_speed_kmh, tacho_driver_id, idx)
+  ), live AS (
+    SELECT vehicle_id, ts, lat, lon FROM vehicle_live WHERE vehicle_id = ANY (p_vehicle_id)
+  ), track AS (
+    -- The samples that move their vehicle's track forward (newer than its live state, the first
+    -- of their (vehicle, ts)), after the live state itself (idx NULL).
+    SELECT DISTINCT ON (s.vehicle_id, s.ts) s.idx, s.vehicle_id, s.ts, s.lat, s.lon
+    FROM s LEFT JOIN live l ON l.vehicle_id = s.vehicle_id
+    WHERE l.ts IS NULL OR s.ts > l.ts
+    ORDER BY s.vehicle_id, s.ts, s.idx
+  ), step AS (
+    SELECT idx,
+      telemetry_haversine_m(lag(lat) OVER w, lag(lon) OVER w, lat, lon) AS dist_m,
+      -- least() skips a NULL: the first sample of a new vehicle (no lag) must stay NULL, then 0.
+      CASE WHEN lag(ts) OVER w IS NOT NULL THEN least(extract(epoch FROM ts - lag(ts) OVER w), 300) END AS dt_s
+    FROM (SELECT * FROM track UNION ALL SELECT NULL, vehicle_id, ts, lat, lon FROM live) t
+    WINDOW w AS (PARTITION BY vehicle_id ORDER BY ts)
+  ), d AS (
+    SELECT s.*, coalesce(step.dist_m, 0)::real AS dist_m, coalesce(step.dt_s, 0)::real AS dt_s
+    FROM s LEFT JOIN step ON step.idx = s.idx
+  ), ins AS (
+    INSERT INTO telemetry (ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m,
+      ignition, door_open, passengers, children_under7, boardings, alightings, meter_state, meter_tariff,
+      meter_fare_cents, meter_trip_id, tacho_speed_kmh, tacho_driver_id, dist_m, dt_s)
+    SELECT ts, device_id, vehicle_id, received_at, lat, lon, speed_kmh, heading_deg, accuracy_m, ignition, door_open,
+      passengers, children_under7, boardings, alightings, meter_state, meter_tariff, meter_fare_cents, meter_trip_id,
+      tacho_speed_kmh, tacho_driver_id, dist_m, dt_s
+    FROM d ORDER BY idx
+    ON CONFLICT (device_id, ts) DO NOTHING
+    RETURNING device_id, ts
+  ), acc AS (
+    -- A sample repeated inside the batch is stored once: its first occurrence is the accepted one.
+    SELECT DISTINCT ON (d.device_id, d.ts) d.*
+    FROM d JOIN ins ON ins.device_id = d.device_id AND ins.ts = d.ts
+    ORDER BY d.device_id, d.ts, d.idx
+  ), adv AS (
+    SELECT DISTINCT ON (acc.vehicle_id) acc.*
+    FROM acc LEFT JOIN live l ON l.vehicle_id = acc.vehicle_id
+    WHERE l.ts IS NULL OR acc.ts > l.ts
+    ORDER BY acc.vehicle_id, acc.ts DESC, acc.idx
+  ), up AS (
+    INSERT INTO vehicle_live (vehicle_id, device_id, ts, lat, lon, speed_kmh, heading_deg, meter_state, meter_tariff,
+      passengers, door_open, ignition, updated_at)
+    SELECT vehicle_id, device_id, ts, lat, lon, speed_kmh, heading_deg, meter_state, meter_tariff, passengers,
+      door_open, ignition, now()
+    FROM adv
+    ON CONFLICT (vehicle_id) DO UPDATE SET
+      device_id = EXCLUDED.device_id, ts = EXCLUDED.ts, lat = EXCLUDED.lat, lon = EXCLUDED.lon,
+      speed_kmh = EXCLUDED.speed_kmh, heading_deg = EXCLUDED.heading_deg, meter_state = EXCLUDED.meter_state,
+      meter_tariff = EXCLUDED.meter_tariff, passengers = EXCLUDED.passengers, door_open = EXCLUDED.door_open,
+      ignition = EXCLUDED.ignition, updated_at = now()
+    WHERE vehicle_live.ts < EXCLUDED.ts
+    RETURNING 1
+  )
+  SELECT o.outcome, h.vehicle_id, h.ts, h.dist_m, h.dt_s, h.meter_state, h.meter_tariff, h.speed_kmh, h.ignition
+  INTO outcome, h_vehicle_id, h_ts, h_dist_m, h_dt_s, h_meter_state, h_meter_tariff, h_speed_kmh, h_ignition
+  FROM (
+    SELECT string_agg(CASE WHEN adv.idx IS NOT NULL THEN '2' WHEN acc.idx IS NOT NULL THEN '1' ELSE '0' END, ''
+      ORDER BY s.idx) AS outcome
+    FROM s LEFT JOIN acc ON acc.idx = s.idx LEFT JOIN adv ON adv.idx = s.idx
+  ) o, (
+    SELECT array_agg(vehicle_id) AS vehicle_id, array_agg(ts) AS ts, array_agg(dist_m) AS dist_m,
+      array_agg(dt_s) AS dt_s, array_agg(meter_state) AS meter_state, array_agg(meter_tariff) AS meter_tariff,
+      array_agg(speed_kmh) AS speed_kmh, array_agg(ignition) AS ignition
+    FROM acc
+  ) h, (SELECT count(*) FROM up) u;
+
+  IF h_vehicle_id IS NOT NULL THEN
+    PERFORM vehicle_hourly_add(h_vehicle_id, h_ts, h_dist_m, h_dt_s, h_meter_state, h_meter_tariff, h_speed_kmh,
+      h_ignition);
+  END IF;
+  RETURN coalesce(outcome, '');
+END
+$$;
