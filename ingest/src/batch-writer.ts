@@ -145,6 +145,12 @@ export class BatchWriter {
 
   private pump(): void {
     while (this.queue.length > 0 && this.inFlight < this.opts.concurrency) {
+      // Group commit: a batch that is not full waits for the one in flight and grows meanwhile
+      // (it is sent the moment that one commits). One record per request at a few hundred
+      // requests a second otherwise made a batch of two or three records per round trip, and the
+      // round trip (the socket write to PostgreSQL above all) cost more CPU than the records.
+      // Full batches still go up to `concurrency` at once; an idle writer waits no longer.
+      if (this.inFlight > 0 && this.queue.length < this.opts.maxRecords) break;
       const batch = this.queue.splice(0, this.opts.maxRecords);
       this.inFlight++;
       void this.flush(batch).finally(() => {
