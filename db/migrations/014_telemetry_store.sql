@@ -13,13 +13,6 @@
 --
 -- The result is one character per sample, in the order given: '0' duplicate, '1' stored,
 -- '2' stored and now its vehicle's live state.
--- ingest/src/geo.ts in SQL. STRICT: no previous sample, no distance (least() would take a NULL for 1).
-CREATE FUNCTION telemetry_haversine_m(lat1 float8, lon1 float8, lat2 float8, lon2 float8)
-RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT 2 * 6371008.8 * asin(least(1, sqrt(
-    sin(radians(lat2 - lat1) / 2) ^ 2 + cos(radians(lat1)) * cos(radians(lat2)) * sin(radians(lon2 - lon1) / 2) ^ 2)))
-$$;
-
 CREATE FUNCTION telemetry_store(
   p_ts timestamptz[], p_device_id text[], p_vehicle_id text[], p_received_at timestamptz[], p_lat float8[],
   p_lon float8[], p_speed_kmh real[], p_heading_deg real[], p_accuracy_m real[], p_ignition boolean[],
@@ -59,12 +52,19 @@ BEGIN
     WHERE l.ts IS NULL OR s.ts > l.ts
     ORDER BY s.vehicle_id, s.ts, s.idx
   ), step AS (
+    -- ingest/src/geo.ts's haversine, written out: a SQL function called per row here is not
+    -- inlined (a window's output as its argument) and cost more than the rest of the statement.
     SELECT idx,
-      telemetry_haversine_m(lag(lat) OVER w, lag(lon) OVER w, lat, lon) AS dist_m,
-      -- least() skips a NULL: the first sample of a new vehicle (no lag) must stay NULL, then 0.
-      CASE WHEN lag(ts) OVER w IS NOT NULL THEN least(extract(epoch FROM ts - lag(ts) OVER w), 300) END AS dt_s
-    FROM (SELECT * FROM track UNION ALL SELECT NULL, vehicle_id, ts, lat, lon FROM live) t
-    WINDOW w AS (PARTITION BY vehicle_id ORDER BY ts)
+      CASE WHEN prev_ts IS NOT NULL THEN 2 * 6371008.8 * asin(least(1, sqrt(
+        sin(radians(lat - prev_lat) / 2) ^ 2
+        + cos(radians(prev_lat)) * cos(radians(lat)) * sin(radians(lon - prev_lon) / 2) ^ 2))) END AS dist_m,
+      -- least() skips a NULL: the first sample of a new vehicle (no previous) stays NULL, then 0.
+      CASE WHEN prev_ts IS NOT NULL THEN least(extract(epoch FROM ts - prev_ts), 300) END AS dt_s
+    FROM (
+      SELECT idx, ts, lat, lon, lag(ts) OVER w AS prev_ts, lag(lat) OVER w AS prev_lat, lag(lon) OVER w AS prev_lon
+      FROM (SELECT * FROM track UNION ALL SELECT NULL, vehicle_id, ts, lat, lon FROM live) t
+      WINDOW w AS (PARTITION BY vehicle_id ORDER BY ts)
+    ) w
   ), d AS (
     SELECT s.*, coalesce(step.dist_m, 0)::real AS dist_m, coalesce(step.dt_s, 0)::real AS dt_s
     FROM s LEFT JOIN step ON step.idx = s.idx
