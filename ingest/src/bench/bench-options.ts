@@ -9,6 +9,8 @@
  * - BENCH_CONCURRENCY: HTTP connections (default 32).
  * - BENCH_TELTONIKA_DEVICES, BENCH_GT06_DEVICES: devices connected at once on each TCP path
  *   (default 1 000 × BENCH_SCALE).
+ * - BENCH_CPU_PROF_DIR: when set, the ingest runs with `node --cpu-prof` and writes its CPU
+ *   profile (`*.cpuprofile`, for Chrome DevTools or `speedscope`) there when the bench stops it.
  */
 import { z } from 'zod';
 
@@ -36,6 +38,7 @@ const envSchema = z.object({
   BENCH_CONCURRENCY: z.coerce.number().int().positive().max(1024).default(32),
   BENCH_TELTONIKA_DEVICES: z.coerce.number().int().positive().optional(),
   BENCH_GT06_DEVICES: z.coerce.number().int().positive().optional(),
+  BENCH_CPU_PROF_DIR: z.string().min(1).optional(),
 });
 
 export interface BenchOptions {
@@ -48,6 +51,8 @@ export interface BenchOptions {
   batchSize: number;
   teltonikaDevices: number;
   gt06Devices: number;
+  /** Where the ingest writes its CPU profile (`--cpu-prof`); none = not profiled. */
+  cpuProfileDir: string | undefined;
 }
 
 export function benchOptions(env: NodeJS.ProcessEnv): BenchOptions {
@@ -64,5 +69,6 @@ export function benchOptions(env: NodeJS.ProcessEnv): BenchOptions {
     batchSize,
     teltonikaDevices: e.BENCH_TELTONIKA_DEVICES ?? Math.max(10, Math.round(1000 * e.BENCH_SCALE)),
     gt06Devices: e.BENCH_GT06_DEVICES ?? Math.max(10, Math.round(1000 * e.BENCH_SCALE)),
+    cpuProfileDir: e.BENCH_CPU_PROF_DIR,
   };
 }

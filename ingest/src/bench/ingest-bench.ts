@@ -48,7 +48,9 @@ interface RunningIngest {
 
 /** Starts the built ingest service on `databaseUrl`; resolves once it serves, with its ports. */
 async function startIngest(databaseUrl: string): Promise<RunningIngest> {
-  const child = spawn(process.execPath, [new URL('../main.js', import.meta.url).pathname], {
+  // The profile is written when the process exits on the SIGTERM at the end of the run.
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, new URL('../main.js', import.meta.url).pathname], {
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,

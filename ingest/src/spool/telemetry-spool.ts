@@ -27,6 +27,13 @@ const SEGMENT_BYTES = 16 * 1024 * 1024;
 
 export class TelemetrySpool {
   private current: { seq: number; fd: number; bytes: number } | undefined;
+  /**
+   * Bytes waiting across all segments, read from disk once at start and then kept by `append`
+   * and `remove` (the spool's directory is this process's alone): the batch writer asks whether
+   * the spool is empty before every batch, and a directory listing each time cost the ingest a
+   * syscall or more per batch.
+   */
+  private pendingBytes: number;
 
   constructor(
     private readonly dir: string,
@@ -34,6 +41,7 @@ export class TelemetrySpool {
     private readonly log: Logger,
   ) {
     mkdirSync(dir, { recursive: true });
+    this.pendingBytes = this.segments().reduce((sum, seq) => sum + statSync(this.path(seq)).size, 0);
   }
 
   private segments(): number[] {
@@ -50,11 +58,11 @@ export class TelemetrySpool {
 
   /** Bytes waiting on disk across all segments. */
   get bytes(): number {
-    return this.segments().reduce((sum, seq) => sum + statSync(this.path(seq)).size, 0);
+    return this.pendingBytes;
   }
 
   get isEmpty(): boolean {
-    return this.segments().every((seq) => statSync(this.path(seq)).size === 0);
+    return this.pendingBytes === 0;
   }
 
   /** Appends and flushes to disk; returns false (nothing written) when the spool is full. */
@@ -73,6 +81,7 @@ export class TelemetrySpool {
     writeSync(this.current.fd, data);
     fdatasyncSync(this.current.fd);
     this.current.bytes += size;
+    this.pendingBytes += size;
     return true;
   }
 
@@ -110,7 +119,9 @@ export class TelemetrySpool {
       closeSync(this.current.fd);
       this.current = undefined;
     }
+    const size = statSync(this.path(seq)).size;
     unlinkSync(this.path(seq));
+    this.pendingBytes = Math.max(0, this.pendingBytes - size);
   }
 
   close(): void {
