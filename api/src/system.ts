@@ -184,6 +184,7 @@ export async function startSystem(
       gateways: gateways && { host: localHost, ...gateways },
       bookingIntervalS: config.DEMO_BOOKING_INTERVAL_S,
       log,
+      mainThread: config.DEMO_THREAD === 'off',
     });
   }
   log.info(

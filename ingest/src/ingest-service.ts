@@ -104,6 +104,7 @@ export function createIngestService(deps: {
     maxPending: config.INGEST_MAX_PENDING_RECORDS,
     concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
     onCommitted({ accepted, advanced }) {
+      metrics.samplesCommitted(accepted, Date.now());
       rules.onStored(accepted);
       const updates = advanced.flatMap((r) => {
         const v = devices.vehicle(r.vehicleId);

@@ -58,8 +58,11 @@ export async function startDemo(opts: {
   log: Logger;
   /** How often the thread reports its figures, ms; default 10 s. */
   statsIntervalMs?: number;
+  /** `DEMO_THREAD=off`: on the main thread, as before the thread existed (for comparison); default false. */
+  mainThread?: boolean;
 }): Promise<RunningDemo> {
   const log = opts.log.child({ component: 'demo' });
+  if (opts.mainThread) return startOnMainThread(opts, log);
   // Parsed on this side too: zod keeps only the schema's keys, and a structured clone copies nothing else.
   const data: DemoWorkerData = demoWorkerDataSchema.parse({
     apiUrl: opts.url,
@@ -128,6 +131,8 @@ export async function startDemo(opts: {
     }
     await worker.terminate();
     await exited;
+    // The fleet's final figures, as the thread last sent them (`npm run bench:embedded` reads this line).
+    log.info({ ...stats }, 'demo fleet stopped');
   };
   let vehicles: number;
   try {
@@ -143,6 +148,37 @@ export async function startDemo(opts: {
     stats: () => stats,
     stop() {
       stopPromise ??= stop();
+      return stopPromise;
+    },
+  };
+}
+
+/** The fleet in this thread (`DEMO_THREAD=off`); loaded on demand, so an API process never loads the simulator's code. */
+async function startOnMainThread(opts: Parameters<typeof startDemo>[0], log: Logger): Promise<RunningDemo> {
+  const { startSimulator } = await import('@vigia/devices');
+  const simulator = await startSimulator({
+    apiUrl: opts.url,
+    adminToken: opts.adminToken,
+    vehicles: opts.vehicles,
+    intervalMs: opts.intervalMs,
+    protocol: opts.protocol,
+    bookingIntervalS: opts.bookingIntervalS,
+    demoReferenceData: true,
+    ...(opts.gateways
+      ? {
+          osmand: { host: opts.gateways.host, port: opts.gateways.osmandPort },
+          teltonika: { host: opts.gateways.host, port: opts.gateways.teltonikaPort },
+          gt06: { host: opts.gateways.host, port: opts.gateways.gt06Port },
+        }
+      : {}),
+    logger: opts.log.child({ component: 'simulator' }),
+  });
+  let stopPromise: Promise<void> | undefined;
+  return {
+    vehicles: simulator.vehicles,
+    stats: () => simulator.stats(),
+    stop() {
+      stopPromise ??= simulator.stop().then(() => log.info({ ...simulator.stats() }, 'demo fleet stopped'));
       return stopPromise;
     },
   };
