@@ -140,7 +140,12 @@ export function createIngestService(deps: {
       retention = startQuarantineRetention({ store: quarantine, days: config.QUARANTINE_RETENTION_DAYS, log });
       await registerQuarantineRoutes(app, { store: quarantine });
       // Counters describe the fleet and the attacks on it: the admin token, or METRICS_TOKEN for a scraper.
-      const metricsAccess = { access: ['admin'] as const, extraToken: config.METRICS_TOKEN };
+      // Exempt from load shedding, like /health: an overloaded process is when its figures matter most.
+      const metricsAccess = {
+        access: ['admin'] as const,
+        extraToken: config.METRICS_TOKEN,
+        overload: 'exempt' as const,
+      };
       app.get('/metrics', { config: metricsAccess }, async (_req, reply) =>
         reply.header('content-type', metrics.contentType).send(await metrics.exposition()),
       );
