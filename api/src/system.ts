@@ -7,7 +7,7 @@ import { type AlertService, registerAlerts } from './alerts/alert-service.js';
 import { registerAnalyticsRoutes } from './analytics/analytics-routes.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { packTimeZonesOf } from './dashboard/pack-time-zones.js';
-import { type RunningDemo, startDemo } from './demo.js';
+import { type RunningDemo, startDemo } from './demo/demo.js';
 import { type BestArrival, createBestArrival } from './dispatch/best-arrival.js';
 import { BookingStore } from './dispatch/booking-store.js';
 import { type Bookings, registerBookings } from './dispatch/bookings.js';
@@ -184,6 +184,7 @@ export async function startSystem(
       gateways: gateways && { host: localHost, ...gateways },
       bookingIntervalS: config.DEMO_BOOKING_INTERVAL_S,
       log,
+      mainThread: config.DEMO_THREAD === 'off',
     });
   }
   log.info(

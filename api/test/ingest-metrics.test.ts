@@ -111,6 +111,14 @@ describe('GET /metrics counts the HTTP ingest path', () => {
     expect(rise(before, after, 'vigia_ingest_batch_records_sum')).toBe(4);
     expect(rise(before, after, 'vigia_ingest_batch_write_duration_seconds_sum')).toBeGreaterThan(0);
 
+    // Each stored sample's age at its commit: the three accepted ones (not the re-send), stamped
+    // 600 to 580 s before the test began, so each is over 570 s old and none in a bucket under 300 s.
+    const lag = 'vigia_ingest_sample_lag_seconds';
+    expect(rise(before, after, `${lag}_count`)).toBe(3);
+    expect(rise(before, after, `${lag}_sum`)).toBeGreaterThan(3 * 570);
+    expect(rise(before, after, `${lag}_bucket`, { le: '300' })).toBe(0);
+    expect(rise(before, after, `${lag}_bucket`, { le: '+Inf' })).toBe(3);
+
     expect(rise(before, after, 'vigia_rule_samples_total')).toBe(3);
     expect(rise(before, after, 'vigia_rule_evaluation_seconds_total')).toBeGreaterThan(0);
     expect(rise(before, after, 'vigia_rule_evaluation_seconds_per_sample_count')).toBeGreaterThanOrEqual(1);

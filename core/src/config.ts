@@ -47,6 +47,12 @@ export const configSchema = z.object({
    * offers. 0 = no simulated bookings.
    */
   DEMO_BOOKING_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(40),
+  /**
+   * Where the demo's simulated fleet runs: `on` = a worker thread of its own, so its HTTP clients
+   * and vehicle motion do not share the event loop that answers the API and the ingest; `off` =
+   * the main thread, as before (for comparison: `npm run bench:embedded`).
+   */
+  DEMO_THREAD: onOff.default('on'),
   /** MapLibre style the dashboard loads; unset = the built-in offline style. */
   MAP_STYLE_URL: z.url().optional(),
   /** TCP port of the OsmAnd / Traccar Client HTTP protocol (ingest processes). */

@@ -11,7 +11,13 @@ export { CITIES, cityGraph } from './network/cities.js';
 export { RoadGraph } from './network/graph.js';
 export type { CharterLineDef, CityDef, PlaceDef, RoadClass, RoadDef } from './network/types.js';
 export { Random } from './random.js';
-export { type RunningSimulator, type SimulatorOptions, simulatorOptionsSchema, startSimulator } from './simulator.js';
+export {
+  type RunningSimulator,
+  type SimulatorOptions,
+  type SimulatorStats,
+  simulatorOptionsSchema,
+  startSimulator,
+} from './simulator.js';
 export {
   bandeira2AllowedByTime,
   driverTariff,

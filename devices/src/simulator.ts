@@ -86,8 +86,23 @@ export const simulatorOptionsSchema = z.object({
 
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
 
+/** The fleet's telemetry so far: samples made, and what became of them (summed over every device). */
+export interface SimulatorStats {
+  /** Samples the vehicles produced (each is delivered, dropped from a full backlog, or still waiting). */
+  generated: number;
+  sent: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  failedRequests: number;
+  dropped: number;
+  /** Samples waiting in the devices' backlogs now. */
+  backlog: number;
+}
+
 export interface RunningSimulator {
   vehicles: number;
+  stats(): SimulatorStats;
   stop(): Promise<void>;
 }
 
@@ -135,6 +150,7 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
 
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
+  let generated = 0;
   const uplinks = fleet.vehicles.map((vehicle, i) => {
     const entry = roster.entries[i];
     if (!entry) throw new Error('Fleet and roster out of step');
@@ -188,7 +204,10 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
       try {
         const now = clock.now();
         vehicle.advanceTo(now);
-        if (vehicle.reportDue(now, options.intervalMs)) uplink.enqueue(vehicle.report(now));
+        if (vehicle.reportDue(now, options.intervalMs)) {
+          uplink.enqueue(vehicle.report(now));
+          generated++;
+        }
         void uplink.flush(abort.signal);
       } catch (err) {
         log.error({ device: entry.device.identifier, err }, 'simulation step failed');
@@ -202,14 +221,24 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
     return uplink;
   });
 
-  const statsTimer = setInterval(() => {
-    const total = { sent: 0, accepted: 0, duplicates: 0, rejected: 0, failedRequests: 0, dropped: 0, backlog: 0 };
+  const stats = (): SimulatorStats => {
+    const total = {
+      generated,
+      sent: 0,
+      accepted: 0,
+      duplicates: 0,
+      rejected: 0,
+      failedRequests: 0,
+      dropped: 0,
+      backlog: 0,
+    };
     for (const u of uplinks) {
       for (const k of Object.keys(u.stats) as (keyof typeof u.stats)[]) total[k] += u.stats[k];
       total.backlog += u.pending;
     }
-    log.info(total, 'simulator telemetry so far');
-  }, STATS_LOG_INTERVAL_MS);
+    return total;
+  };
+  const statsTimer = setInterval(() => log.info(stats(), 'simulator telemetry so far'), STATS_LOG_INTERVAL_MS);
   statsTimer.unref();
 
   let dispatch: RunningDispatch | undefined;
@@ -244,6 +273,7 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
   let stopping: Promise<void> | undefined;
   return {
     vehicles: fleet.vehicles.length,
+    stats,
     stop() {
       stopping ??= (async () => {
         stopped = true;
@@ -255,7 +285,7 @@ export async function startSimulator(input: SimulatorOptions): Promise<RunningSi
         await dispatchStopped;
         await Promise.allSettled(uplinks.map((u) => u.whenIdle()));
         await Promise.allSettled(uplinks.map((u) => u.close()));
-        log.info('simulated fleet stopped');
+        log.info(stats(), 'simulated fleet stopped');
       })();
       return stopping;
     },

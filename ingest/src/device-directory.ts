@@ -17,6 +17,11 @@ export interface DeviceEntry {
   serviceType: ServiceType;
 }
 
+interface TokenWaiter {
+  resolve(entry: DeviceEntry | undefined): void;
+  reject(err: unknown): void;
+}
+
 const SELECT_DEVICE = `
   SELECT d.id AS "deviceId", d.identifier, d.vehicle_id AS "vehicleId", d.token_hash AS "tokenHash",
          d.protocol, d.profile,
@@ -44,6 +49,10 @@ export class DeviceDirectory {
   private readonly unknownTokens: BoundedCache<string, true>;
   /** Each vehicle's entry as last looked up: the vehicle facts a fleet update carries. */
   private readonly byVehicle: BoundedCache<string, DeviceEntry>;
+  /** Token hashes missed by the cache in this turn of the event loop, each with its callers. */
+  private tokenWaiters = new Map<string, TokenWaiter[]>();
+  private tokenFlush: NodeJS.Immediate | undefined;
+  private readonly tokenQueries = { lookups: 0, queries: 0 };
 
   constructor(
     private readonly db: Database,
@@ -112,29 +121,72 @@ export class DeviceDirectory {
     return found;
   }
 
+  /**
+   * The device a token hash belongs to. Cache misses are not looked up one query each: the ones
+   * asked for within one turn of the event loop wait for `setImmediate` and go to the database
+   * together, in one `token_hash = ANY($1)` query (PGlite has one connection, and each statement
+   * costs its JavaScript protocol layer as much as its engine: at 2,000 devices whose cached
+   * tokens expire every DEVICE_CACHE_TTL_MS, one query per request queued behind the ingest).
+   */
   async byTokenHash(tokenHash: string): Promise<DeviceEntry | undefined> {
     const now = Date.now();
     const hit = this.knownTokens.get(tokenHash, now);
     if (hit && !hit.stale) return hit.value;
     const miss = hit ? undefined : this.unknownTokens.get(tokenHash, now);
     if (miss && !miss.stale) return undefined;
+    return new Promise((resolve, reject) => {
+      const waiting = this.tokenWaiters.get(tokenHash);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.tokenWaiters.set(tokenHash, [{ resolve, reject }]);
+      this.tokenFlush ??= setImmediate(() => {
+        this.tokenFlush = undefined;
+        void this.flushTokenLookups();
+      });
+    });
+  }
+
+  /** Token lookups resolved so far and the queries they took: how well they are batched (tests, metrics). */
+  get tokenQueryStats(): { lookups: number; queries: number } {
+    return { ...this.tokenQueries };
+  }
+
+  private async flushTokenLookups(): Promise<void> {
+    const batch = this.tokenWaiters;
+    this.tokenWaiters = new Map();
+    const hashes = [...batch.keys()];
+    this.tokenQueries.queries++;
+    this.tokenQueries.lookups += hashes.length;
     let rows: DeviceEntry[];
     try {
-      rows = (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = $1`, [tokenHash])).rows;
+      rows = (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = ANY($1::text[])`, [hashes])).rows;
     } catch (err) {
-      if (!isDatabaseUnavailable(err)) throw err;
-      if (!hit && !miss) throw new AppError('DATABASE_UNAVAILABLE', 'The device registry is unreachable; retry', 503);
-      return hit?.value;
+      const now = Date.now();
+      for (const [hash, waiters] of batch) {
+        // While the database is away, a token seen before keeps its answer (known or unknown).
+        const hit = this.knownTokens.get(hash, now);
+        const seen = hit !== undefined || this.unknownTokens.get(hash, now) !== undefined;
+        for (const w of waiters) {
+          if (!isDatabaseUnavailable(err)) w.reject(err);
+          else if (!seen)
+            w.reject(new AppError('DATABASE_UNAVAILABLE', 'The device registry is unreachable; retry', 503));
+          else w.resolve(hit?.value);
+        }
+      }
+      return;
     }
-    const entry = rows[0];
-    if (entry) {
-      this.knownTokens.set(tokenHash, entry, now);
-      this.unknownTokens.delete(tokenHash);
-    } else {
-      this.unknownTokens.set(tokenHash, true, now);
-      this.knownTokens.delete(tokenHash);
+    const now = Date.now();
+    const byHash = new Map(rows.map((r) => [r.tokenHash, r]));
+    for (const [hash, waiters] of batch) {
+      const entry = byHash.get(hash);
+      if (entry) {
+        this.knownTokens.set(hash, entry, now);
+        this.unknownTokens.delete(hash);
+      } else {
+        this.unknownTokens.set(hash, true, now);
+        this.knownTokens.delete(hash);
+      }
+      for (const w of waiters) w.resolve(entry);
     }
-    return entry;
   }
 
   vehicle(vehicleId: string): DeviceEntry | undefined {

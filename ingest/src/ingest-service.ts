@@ -104,6 +104,7 @@ export function createIngestService(deps: {
     maxPending: config.INGEST_MAX_PENDING_RECORDS,
     concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
     onCommitted({ accepted, advanced }) {
+      metrics.samplesCommitted(accepted, Date.now());
       rules.onStored(accepted);
       const updates = advanced.flatMap((r) => {
         const v = devices.vehicle(r.vehicleId);
@@ -139,7 +140,12 @@ export function createIngestService(deps: {
       retention = startQuarantineRetention({ store: quarantine, days: config.QUARANTINE_RETENTION_DAYS, log });
       await registerQuarantineRoutes(app, { store: quarantine });
       // Counters describe the fleet and the attacks on it: the admin token, or METRICS_TOKEN for a scraper.
-      const metricsAccess = { access: ['admin'] as const, extraToken: config.METRICS_TOKEN };
+      // Exempt from load shedding, like /health: an overloaded process is when its figures matter most.
+      const metricsAccess = {
+        access: ['admin'] as const,
+        extraToken: config.METRICS_TOKEN,
+        overload: 'exempt' as const,
+      };
       app.get('/metrics', { config: metricsAccess }, async (_req, reply) =>
         reply.header('content-type', metrics.contentType).send(await metrics.exposition()),
       );

@@ -1,0 +1,64 @@
+import { hashToken } from '@vigia/core';
+import { createTokenResolver, DeviceDirectory } from '@vigia/ingest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerVehicle, startTestSystem, type TestSystem } from './support.js';
+
+const DEVICES = 5;
+
+/**
+ * Device-token lookups that miss the cache within one turn of the event loop go to the database
+ * as one query (ingest/src/device-directory.ts): against a real PGlite registry, each token still
+ * resolves to its own device, unknown tokens are refused, and the lookups took one statement.
+ */
+describe('batched device-token lookups', () => {
+  let sys: TestSystem;
+  let devices: { deviceId: string; identifier: string; vehicleId: string; token: string }[] = [];
+  beforeAll(async () => {
+    sys = await startTestSystem('pglite');
+    devices = [];
+    // One after the other: each registration reads the operator the previous one may have created.
+    for (let i = 0; i < DEVICES; i++) devices.push(await registerVehicle(sys, { operatorId: 'op-token-batch' }));
+  }, 60_000);
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('resolves the tokens asked for together in one query, each to its own device, and refuses unknown ones', async () => {
+    const directory = new DeviceDirectory(sys.db, 60_000);
+    const unknown = ['not-a-device-token-0000000000000001', 'not-a-device-token-0000000000000002'];
+    const asked = [...devices.map((d) => d.token), ...unknown, devices[0]?.token ?? ''];
+    const found = await Promise.all(asked.map((t) => directory.byTokenHash(hashToken(t))));
+    for (const [i, d] of devices.entries()) {
+      expect(found[i]?.deviceId).toBe(d.deviceId);
+      expect(found[i]?.identifier).toBe(d.identifier);
+      expect(found[i]?.vehicleId).toBe(d.vehicleId);
+    }
+    expect(found[DEVICES]).toBeUndefined();
+    expect(found[DEVICES + 1]).toBeUndefined();
+    // The same token asked twice in one turn shares the lookup.
+    expect(found[DEVICES + 2]?.deviceId).toBe(devices[0]?.deviceId);
+    expect(directory.tokenQueryStats).toEqual({ lookups: DEVICES + 2, queries: 1 });
+
+    // Known and unknown tokens alike are cached: asking again takes no query.
+    const again = await Promise.all(asked.map((t) => directory.byTokenHash(hashToken(t))));
+    expect(again.map((e) => e?.deviceId)).toEqual(found.map((e) => e?.deviceId));
+    expect(directory.tokenQueryStats.queries).toBe(1);
+  });
+
+  it('answers the token resolver: a device principal for a device token, nothing for an unknown one', async () => {
+    const directory = new DeviceDirectory(sys.db, 60_000);
+    const resolve = createTokenResolver({ adminToken: sys.adminToken, db: sys.db, devices: directory, ttlMs: 60_000 });
+    const [first, unknown] = await Promise.all([
+      resolve(devices[1]?.token ?? ''),
+      resolve('not-a-device-or-user-token-000000000'),
+    ]);
+    expect(first).toEqual({
+      kind: 'device',
+      deviceId: devices[1]?.deviceId,
+      identifier: devices[1]?.identifier,
+      vehicleId: devices[1]?.vehicleId,
+    });
+    expect(unknown).toBeUndefined();
+    expect(directory.tokenQueryStats.queries).toBe(1);
+  });
+});
