@@ -147,5 +147,5 @@ describe('live fleet index', () => {
       await db.close();
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 150_000);
 });

@@ -114,6 +114,12 @@ function gt06Streamer(port: number, devices: Device[]) {
   };
 }
 
+/** Polls `done` every 50 ms for up to `timeoutMs`; the assertions after it say what was missing. */
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 /**
  * The SIGKILL drill: the whole system process killed mid-stream and started again on the same
  * ports (the devices find it again on their own); every record a device saw acknowledged, before
@@ -138,12 +144,14 @@ async function killWhileStreaming(
     const first = await spawnSystem(ENTRY.all, env);
     const port = new URL(first.url).port;
     const stream = await startStream(first.url);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Killed mid-stream: once a fair number is acknowledged, however long a loaded machine takes.
+    await until(() => stream.acked.size > 50, 60_000);
     first.child.kill('SIGKILL');
     await first.exited;
     const ackedAtKill = stream.acked.size;
     const second = await spawnSystem(ENTRY.all, { ...env, PORT: port });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The devices reconnect to the new process and go on: wait until it has acknowledged more.
+    await until(() => stream.acked.size > ackedAtKill + 50, 60_000);
     await stream.stop();
     second.child.kill('SIGTERM');
     await second.exited;
@@ -169,7 +177,7 @@ describe('faults', () => {
       const devices = await Promise.all([0, 1, 2, 3].map(() => registerVehicle(client)));
       return streamer(client, devices);
     });
-  });
+  }, 240_000);
 
   it('loses nothing a GT06 tracker saw echoed when the ingest process is killed while 100 of them stream', async () => {
     const gt06Port = await freePort();
@@ -192,7 +200,7 @@ describe('faults', () => {
       ];
       return gt06Streamer(gt06Port, devices);
     });
-  }, 90_000);
+  }, 240_000);
 
   it('spools while the database is unreachable for 10 s and drains it after, losing nothing', async () => {
     const scratch = await createScratchDatabase();

