@@ -93,6 +93,11 @@ export function createIngestService(deps: {
     log,
     configFile: config.RULES_CONFIG_FILE,
     packOf: (vehicleId) => devices.vehicle(vehicleId)?.pack,
+    stateFile:
+      config.RULES_MODE === 'embedded'
+        ? (config.RULES_STATE_FILE ?? join(config.DATA_DIR, 'rule-state.bin'))
+        : undefined,
+    checkpointIntervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
   });
   const writer = new BatchWriter({
     db,
@@ -104,7 +109,7 @@ export function createIngestService(deps: {
     maxPending: config.INGEST_MAX_PENDING_RECORDS,
     concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
     onCommitted({ accepted, advanced }) {
-      rules.onStored(accepted);
+      if (config.RULES_MODE === 'embedded') rules.onStored(accepted);
       const updates = advanced.flatMap((r) => {
         const v = devices.vehicle(r.vehicleId);
         return v ? [toFleetUpdate(r, v)] : [];

@@ -1,10 +1,15 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Bus, Pack, Telemetry } from '@vigia/core';
 import type { Database, Queryable } from '@vigia/db';
 import {
+  CheckpointError,
+  checkpointEngine,
   createRuleEngine,
   type DispatchRecordInput,
   type PriorViolation,
   type RuleEngine,
+  restoreEngine,
   type StandQueueChange,
   type ViolationEvent,
 } from '@vigia/rules';
@@ -41,6 +46,7 @@ export class RulePipeline {
   /** Stand queues the engine reported changed and not yet stored (kept across a failed write). */
   private readonly unsavedQueues = new Map<string, StandQueueChange>();
   private readonly flushTimer: NodeJS.Timeout;
+  private readonly checkpointTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -53,6 +59,12 @@ export class RulePipeline {
       packOf: (vehicleId: string) => Pack | undefined;
       /** Told how long the engine took per judged batch (`IngestMetrics`). */
       metrics?: { rulesEvaluated(samples: number, seconds: number): void };
+      /**
+       * Where the engine's state is saved (RULES_STATE_FILE): restored on start, saved every
+       * `checkpointIntervalMs` and on close, so a restart continues open runs. None: not kept.
+       */
+      stateFile?: string | undefined;
+      checkpointIntervalMs?: number;
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
@@ -71,6 +83,10 @@ export class RulePipeline {
       30_000,
     );
     this.flushTimer.unref();
+    if (deps.stateFile) {
+      this.checkpointTimer = setInterval(() => this.enqueue(() => this.saveState()), deps.checkpointIntervalMs ?? 5000);
+      this.checkpointTimer.unref();
+    }
   }
 
   async start(): Promise<void> {
@@ -79,6 +95,38 @@ export class RulePipeline {
     this.lastReloadMs = Date.now();
     const packs = await loadRulesConfig(this.deps.configFile);
     this.engine = createRuleEngine({ registry, ...(packs ? { packs } : {}) });
+    await this.restoreState(this.engine);
+  }
+
+  /** The state a previous run saved (RULES_STATE_FILE), if any; a refused file is set aside, not fatal. */
+  private async restoreState(engine: RuleEngine): Promise<void> {
+    const file = this.deps.stateFile;
+    if (!file) return;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    try {
+      const restored = restoreEngine(engine, bytes);
+      this.deps.log.info({ file, ...restored, bytes: bytes.length }, 'rule state restored');
+    } catch (err) {
+      if (!(err instanceof CheckpointError)) throw err;
+      await rename(file, `${file}.refused`);
+      this.deps.log.warn({ err, code: err.code, file }, 'rule state refused, starting without it');
+    }
+  }
+
+  /** Writes the engine's state beside, then over, the state file: a crash mid-write leaves the previous one. */
+  private async saveState(): Promise<void> {
+    const file = this.deps.stateFile;
+    if (!file || !this.engine) return;
+    const bytes = checkpointEngine(this.engine);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(`${file}.tmp`, bytes);
+    await rename(`${file}.tmp`, file);
   }
 
   private async reload(): Promise<void> {
@@ -273,9 +321,11 @@ export class RulePipeline {
 
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
+    clearInterval(this.checkpointTimer);
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.unsubscribe();
-    await this.idle();
+    // Open runs are not finished on shutdown: their state is saved, and the next start resumes them.
+    await this.enqueue(() => this.saveState());
   }
 }
 
