@@ -251,6 +251,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new AppError('INVALID_CONFIG', `Invalid configuration: ${problems.join('; ')}`, 500, problems);
   }
+  if (parsed.data.RULES_MODE === 'partitioned' && !parsed.data.REDIS_URL) {
+    throw new AppError(
+      'INVALID_CONFIG',
+      'RULES_MODE=partitioned needs REDIS_URL (the partitions are Redis streams)',
+      500,
+    );
+  }
   return parsed.data;
 }
 

@@ -121,6 +121,15 @@ describe('rule engine checkpoint and restore', () => {
     }
   });
 
+  it('restores an engine that has judged nothing yet (a partition without vehicles)', () => {
+    const restored = engine();
+    expect(restoreEngine(restored, checkpointEngine(engine()))).toEqual({ vehicles: 0, dropped: 0 });
+    const samples = bandeira2Trip();
+    expect(JSON.stringify(runWithRestart(samples, null))).toBe(
+      JSON.stringify([...samples.flatMap((s) => restored.ingest(s)), ...restored.close()]),
+    );
+  });
+
   it('loses the open run without a checkpoint (the test above could fail)', () => {
     const samples = bandeira2Trip();
     const half = Math.floor(samples.length / 2);

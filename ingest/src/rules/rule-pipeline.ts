@@ -47,6 +47,8 @@ export class RulePipeline {
   private readonly unsavedQueues = new Map<string, StandQueueChange>();
   private readonly flushTimer: NodeJS.Timeout;
   private readonly checkpointTimer: NodeJS.Timeout | undefined;
+  /** Samples were judged since the state file was last written (a quiet fleet costs no writes). */
+  private unsaved = false;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -65,6 +67,8 @@ export class RulePipeline {
        */
       stateFile?: string | undefined;
       checkpointIntervalMs?: number;
+      /** How the registry is read; a rule worker shares one read among its partitions' pipelines. */
+      loadRegistry?: () => ReturnType<typeof loadRegistry>;
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
@@ -77,7 +81,9 @@ export class RulePipeline {
     this.flushTimer = setInterval(
       () =>
         this.enqueue(async () => {
-          await this.persist(this.engine?.flush(Date.now()) ?? []);
+          const flushed = this.engine?.flush(Date.now()) ?? [];
+          if (flushed.length > 0) this.unsaved = true;
+          await this.persist(flushed);
           await this.persistStandQueues();
         }),
       30_000,
@@ -89,13 +95,31 @@ export class RulePipeline {
     }
   }
 
-  async start(): Promise<void> {
-    const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
+  /** Loads the registry and the packs; `checkpoint`: resume from it (a rule worker taking over a partition). */
+  async start(checkpoint?: Uint8Array): Promise<void> {
+    const { registry, vehicleIds } = await this.readRegistry();
     this.knownVehicles = vehicleIds;
     this.lastReloadMs = Date.now();
     const packs = await loadRulesConfig(this.deps.configFile);
     this.engine = createRuleEngine({ registry, ...(packs ? { packs } : {}) });
-    await this.restoreState(this.engine);
+    if (checkpoint) {
+      const restored = restoreEngine(this.engine, checkpoint);
+      this.deps.log.debug({ ...restored, bytes: checkpoint.length }, 'rule state restored from a checkpoint');
+    } else await this.restoreState(this.engine);
+  }
+
+  private readRegistry(): ReturnType<typeof loadRegistry> {
+    return this.deps.loadRegistry ? this.deps.loadRegistry() : loadRegistry(this.deps.db, this.deps.log);
+  }
+
+  /** The engine's state once everything queued so far is judged and stored (a partition's checkpoint). */
+  checkpoint(): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue(async () => {
+        if (!this.engine) reject(new Error('rule pipeline not started'));
+        else resolve(checkpointEngine(this.engine));
+      });
+    });
   }
 
   /** The state a previous run saved (RULES_STATE_FILE), if any; a refused file is set aside, not fatal. */
@@ -122,7 +146,9 @@ export class RulePipeline {
   /** Writes the engine's state beside, then over, the state file: a crash mid-write leaves the previous one. */
   private async saveState(): Promise<void> {
     const file = this.deps.stateFile;
-    if (!file || !this.engine) return;
+    if (!file || !this.engine || !this.unsaved) return;
+    // Cleared first: samples judged while the file is written make the next save due.
+    this.unsaved = false;
     const bytes = checkpointEngine(this.engine);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(`${file}.tmp`, bytes);
@@ -132,7 +158,7 @@ export class RulePipeline {
   private async reload(): Promise<void> {
     this.registryDirty = false;
     this.lastReloadMs = Date.now();
-    const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
+    const { registry, vehicleIds } = await this.readRegistry();
     this.knownVehicles = vehicleIds;
     this.engine?.setRegistry(registry);
   }
@@ -173,6 +199,7 @@ export class RulePipeline {
       await this.ensureCurrentRegistry(samples);
       const engine = this.engine;
       const events: ViolationEvent[] = [];
+      this.unsaved = true;
       // Timed once per batch, the engine alone: two clock reads however many samples.
       const started = performance.now();
       for (const s of samples) {

@@ -17,6 +17,9 @@ import type { EngineState, RuleEngine } from './rule-engine.js';
 export const CHECKPOINT_FORMAT = 'vigia-rule-state';
 export const CHECKPOINT_VERSION = 1;
 
+/** Any number but NaN: event times start at -Infinity (nothing seen yet), which z.number() refuses. */
+const instantMs = z.custom<number>((x) => typeof x === 'number' && !Number.isNaN(x), 'expected a number');
+
 const savedVehicleSchema = z.object({
   vehicleId: z.string(),
   pack: packSchema,
@@ -24,7 +27,7 @@ const savedVehicleSchema = z.object({
     detectors: z.record(z.string(), z.unknown()),
     slots: z.array(z.object({ ruleId: z.string(), state: z.unknown() })),
   }),
-  lastMs: z.number(),
+  lastMs: instantMs,
   prev: z.unknown(),
   prevMoving: z.boolean(),
   lateSinceAccepted: z.number(),
@@ -42,7 +45,7 @@ const envelopeSchema = z.object({
   version: z.literal(CHECKPOINT_VERSION),
   state: z.object({
     packs: z.array(packSchema),
-    latestMs: z.number(),
+    latestMs: instantMs,
     finalRevisions: z.instanceof(Map),
     shared: z.record(z.string(), z.unknown()),
     vehicles: z.array(savedVehicleSchema),
