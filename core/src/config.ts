@@ -63,6 +63,21 @@ export const configSchema = z.object({
   GT06_PORT: z.coerce.number().int().min(0).max(65535).default(5023),
   /** JSON file with the rule packs' settings (see rules/README.md); unset = the documented defaults. */
   RULES_CONFIG_FILE: z.string().optional(),
+  /**
+   * Where the live rules run: `embedded` (in the ingest process that stores the samples; a
+   * vehicle's device must stay with one ingest process), `partitioned` (ingest appends accepted
+   * samples to Redis Streams, one per partition of vehicles, and rule workers, `npm run
+   * start:rules`, judge them; needs REDIS_URL; ingest then sits behind any balancer), `off`.
+   */
+  RULES_MODE: z.enum(['embedded', 'partitioned', 'off']).default('embedded'),
+  /** Embedded mode: where the rule state is saved on shutdown and every checkpoint interval; default DATA_DIR/rule-state.bin. One per ingest process. */
+  RULES_STATE_FILE: z.string().optional(),
+  /** How often the rule state is checkpointed (embedded: to RULES_STATE_FILE; partitioned: each partition to Redis), in milliseconds. */
+  RULES_CHECKPOINT_INTERVAL_MS: positiveInt(5000),
+  /** Partitioned mode: how many partitions (Redis streams) vehicles are hashed into; every ingest and rule worker must agree. */
+  RULES_PARTITIONS: z.coerce.number().int().min(1).max(4096).default(64),
+  /** Partitioned mode: how long a rule worker's lease on a partition lasts unrenewed (renewed every third of it), in milliseconds. A dead worker's partitions move after at most this. */
+  RULES_LEASE_TTL_MS: z.coerce.number().int().min(500).default(6000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted request body on the ingest path, in bytes (larger: 413). */
@@ -241,6 +256,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new AppError('INVALID_CONFIG', `Invalid configuration: ${problems.join('; ')}`, 500, problems);
+  }
+  if (parsed.data.RULES_MODE === 'partitioned' && !parsed.data.REDIS_URL) {
+    throw new AppError(
+      'INVALID_CONFIG',
+      'RULES_MODE=partitioned needs REDIS_URL (the partitions are Redis streams)',
+      500,
+    );
   }
   return parsed.data;
 }

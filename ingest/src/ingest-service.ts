@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Bus, Config, FleetUpdate, Telemetry, TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { BatchWriter } from './batch-writer.js';
 import { DeviceDirectory, type DeviceEntry } from './device-directory.js';
@@ -13,6 +14,7 @@ import { type QuarantineRetention, startQuarantineRetention } from './quarantine
 import { registerQuarantineRoutes } from './quarantine/quarantine-routes.js';
 import { QuarantineStore } from './quarantine/quarantine-store.js';
 import { spooledRecordEntry } from './quarantine/spooled-record.js';
+import { appendToPartitions } from './rules/partitions/sample-stream.js';
 import { RulePipeline } from './rules/rule-pipeline.js';
 import { TelemetrySpool } from './spool/telemetry-spool.js';
 import { createTokenResolver } from './token-resolver.js';
@@ -86,6 +88,11 @@ export function createIngestService(deps: {
   const quarantine = new QuarantineStore(db);
   let retention: QuarantineRetention | undefined;
   const metrics = new IngestMetrics();
+  // Partitioned rules: accepted samples go to the partitions' Redis streams for the rule workers.
+  const streams =
+    config.RULES_MODE === 'partitioned' && config.REDIS_URL
+      ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 })
+      : undefined;
   const rules = new RulePipeline({
     metrics,
     db,
@@ -93,6 +100,11 @@ export function createIngestService(deps: {
     log,
     configFile: config.RULES_CONFIG_FILE,
     packOf: (vehicleId) => devices.vehicle(vehicleId)?.pack,
+    stateFile:
+      config.RULES_MODE === 'embedded'
+        ? (config.RULES_STATE_FILE ?? join(config.DATA_DIR, 'rule-state.bin'))
+        : undefined,
+    checkpointIntervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
   });
   const writer = new BatchWriter({
     db,
@@ -105,7 +117,22 @@ export function createIngestService(deps: {
     concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
     onCommitted({ accepted, advanced }) {
       metrics.samplesCommitted(accepted, Date.now());
-      rules.onStored(accepted);
+      if (config.RULES_MODE === 'embedded') rules.onStored(accepted);
+      else if (streams) {
+        // Stored but not judged if Redis refuses: logged with its code (README, rule workers' limits).
+        appendToPartitions(
+          streams,
+          config.REDIS_PREFIX,
+          config.RULES_PARTITIONS,
+          accepted,
+          (id) => devices.vehicle(id)?.pack,
+        ).catch((err: unknown) => {
+          log.error(
+            { err, code: 'RULES_STREAM_APPEND_FAILED', records: accepted.length },
+            'samples not queued for the rules',
+          );
+        });
+      }
       const updates = advanced.flatMap((r) => {
         const v = devices.vehicle(r.vehicleId);
         return v ? [toFleetUpdate(r, v)] : [];
@@ -165,6 +192,7 @@ export function createIngestService(deps: {
       await retention?.stop();
       await writer.close();
       await rules.close();
+      await streams?.quit();
       unsubscribe();
       metrics.close();
     },

@@ -1,10 +1,15 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Bus, Pack, Telemetry } from '@vigia/core';
 import type { Database, Queryable } from '@vigia/db';
 import {
+  CheckpointError,
+  checkpointEngine,
   createRuleEngine,
   type DispatchRecordInput,
   type PriorViolation,
   type RuleEngine,
+  restoreEngine,
   type StandQueueChange,
   type ViolationEvent,
 } from '@vigia/rules';
@@ -41,6 +46,9 @@ export class RulePipeline {
   /** Stand queues the engine reported changed and not yet stored (kept across a failed write). */
   private readonly unsavedQueues = new Map<string, StandQueueChange>();
   private readonly flushTimer: NodeJS.Timeout;
+  private readonly checkpointTimer: NodeJS.Timeout | undefined;
+  /** Samples were judged since the state file was last written (a quiet fleet costs no writes). */
+  private unsaved = false;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -53,6 +61,14 @@ export class RulePipeline {
       packOf: (vehicleId: string) => Pack | undefined;
       /** Told how long the engine took per judged batch (`IngestMetrics`). */
       metrics?: { rulesEvaluated(samples: number, seconds: number): void };
+      /**
+       * Where the engine's state is saved (RULES_STATE_FILE): restored on start, saved every
+       * `checkpointIntervalMs` and on close, so a restart continues open runs. None: not kept.
+       */
+      stateFile?: string | undefined;
+      checkpointIntervalMs?: number;
+      /** How the registry is read; a rule worker shares one read among its partitions' pipelines. */
+      loadRegistry?: () => ReturnType<typeof loadRegistry>;
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
@@ -65,26 +81,84 @@ export class RulePipeline {
     this.flushTimer = setInterval(
       () =>
         this.enqueue(async () => {
-          await this.persist(this.engine?.flush(Date.now()) ?? []);
+          const flushed = this.engine?.flush(Date.now()) ?? [];
+          if (flushed.length > 0) this.unsaved = true;
+          await this.persist(flushed);
           await this.persistStandQueues();
         }),
       30_000,
     );
     this.flushTimer.unref();
+    if (deps.stateFile) {
+      this.checkpointTimer = setInterval(() => this.enqueue(() => this.saveState()), deps.checkpointIntervalMs ?? 5000);
+      this.checkpointTimer.unref();
+    }
   }
 
-  async start(): Promise<void> {
-    const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
+  /** Loads the registry and the packs; `checkpoint`: resume from it (a rule worker taking over a partition). */
+  async start(checkpoint?: Uint8Array): Promise<void> {
+    const { registry, vehicleIds } = await this.readRegistry();
     this.knownVehicles = vehicleIds;
     this.lastReloadMs = Date.now();
     const packs = await loadRulesConfig(this.deps.configFile);
     this.engine = createRuleEngine({ registry, ...(packs ? { packs } : {}) });
+    if (checkpoint) {
+      const restored = restoreEngine(this.engine, checkpoint);
+      this.deps.log.debug({ ...restored, bytes: checkpoint.length }, 'rule state restored from a checkpoint');
+    } else await this.restoreState(this.engine);
+  }
+
+  private readRegistry(): ReturnType<typeof loadRegistry> {
+    return this.deps.loadRegistry ? this.deps.loadRegistry() : loadRegistry(this.deps.db, this.deps.log);
+  }
+
+  /** The engine's state once everything queued so far is judged and stored (a partition's checkpoint). */
+  checkpoint(): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      void this.enqueue(async () => {
+        if (!this.engine) reject(new Error('rule pipeline not started'));
+        else resolve(checkpointEngine(this.engine));
+      });
+    });
+  }
+
+  /** The state a previous run saved (RULES_STATE_FILE), if any; a refused file is set aside, not fatal. */
+  private async restoreState(engine: RuleEngine): Promise<void> {
+    const file = this.deps.stateFile;
+    if (!file) return;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    try {
+      const restored = restoreEngine(engine, bytes);
+      this.deps.log.info({ file, ...restored, bytes: bytes.length }, 'rule state restored');
+    } catch (err) {
+      if (!(err instanceof CheckpointError)) throw err;
+      await rename(file, `${file}.refused`);
+      this.deps.log.warn({ err, code: err.code, file }, 'rule state refused, starting without it');
+    }
+  }
+
+  /** Writes the engine's state beside, then over, the state file: a crash mid-write leaves the previous one. */
+  private async saveState(): Promise<void> {
+    const file = this.deps.stateFile;
+    if (!file || !this.engine || !this.unsaved) return;
+    // Cleared first: samples judged while the file is written make the next save due.
+    this.unsaved = false;
+    const bytes = checkpointEngine(this.engine);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(`${file}.tmp`, bytes);
+    await rename(`${file}.tmp`, file);
   }
 
   private async reload(): Promise<void> {
     this.registryDirty = false;
     this.lastReloadMs = Date.now();
-    const { registry, vehicleIds } = await loadRegistry(this.deps.db, this.deps.log);
+    const { registry, vehicleIds } = await this.readRegistry();
     this.knownVehicles = vehicleIds;
     this.engine?.setRegistry(registry);
   }
@@ -125,6 +199,7 @@ export class RulePipeline {
       await this.ensureCurrentRegistry(samples);
       const engine = this.engine;
       const events: ViolationEvent[] = [];
+      this.unsaved = true;
       // Timed once per batch, the engine alone: two clock reads however many samples.
       const started = performance.now();
       for (const s of samples) {
@@ -273,9 +348,11 @@ export class RulePipeline {
 
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
+    clearInterval(this.checkpointTimer);
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.unsubscribe();
-    await this.idle();
+    // Open runs are not finished on shutdown: their state is saved, and the next start resumes them.
+    await this.enqueue(() => this.saveState());
   }
 }
 

@@ -4,7 +4,8 @@
  * taxi stands and 100 zones. Uses the real SPTrans and DF stops from ../shared/data when present
  * (the only file I/O of the package), synthetic stops otherwise, and says which. Telemetry is
  * generated step by step (one sample per vehicle every 5 s of fleet time); only the engine's
- * `ingest` calls are timed. Prints figures; it is not a test.
+ * `ingest` calls are timed. Prints figures; it is not a test. It also prints what a checkpoint of
+ * the fleet's rule state costs (bytes per vehicle, CPU to write and restore per 10 000 vehicles).
  *
  * Besides the wall-clock rate it prints the process's CPU time per sample over the timed calls
  * (`process.cpuUsage`), which is what to compare on a machine shared with other work. `--digest`
@@ -18,7 +19,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Pack, seededRandom, type Telemetry } from '@vigia/core';
-import { createRuleEngine } from '../engine/rule-engine.js';
+import { checkpointEngine, restoreEngine } from '../engine/checkpoint.js';
+import { createRuleEngine, type PackConfigs } from '../engine/rule-engine.js';
 import { degreesAround } from '../geo/distance.js';
 import { parseGtfsStops, splitCsvRecord } from '../registry/gtfs-stops.js';
 import { createInMemoryRegistry } from '../registry/in-memory-registry.js';
@@ -282,17 +284,16 @@ function step(v: SimVehicle, ms: number): Telemetry {
   };
 }
 
+const ENGINE_PACKS: PackConfigs = {
+  'df-taxi': { tariff: { kmB1Ut: 1.5, waitingHourUt: 20 }, groupUpdfPercent: { A: 10, B: 20, C: 40, D: 100 } },
+  'belem-taxi': { tariff: { bandeiradaCents: 500, kmB1Cents: 300, kmB2Cents: 360, waitingHourCents: 3000 } },
+};
+
 function main(): void {
   const t0 = performance.now();
   const { records, fleet, source } = build();
   const registry = createInMemoryRegistry(records);
-  const engine = createRuleEngine({
-    registry,
-    packs: {
-      'df-taxi': { tariff: { kmB1Ut: 1.5, waitingHourUt: 20 }, groupUpdfPercent: { A: 10, B: 20, C: 40, D: 100 } },
-      'belem-taxi': { tariff: { bandeiradaCents: 500, kmB1Cents: 300, kmB2Cents: 360, waitingHourCents: 3000 } },
-    },
-  });
+  const engine = createRuleEngine({ registry, packs: ENGINE_PACKS });
   const setupMs = performance.now() - t0;
   // 19:50 local on a Wednesday: Bandeira II changes legality at 20:00 during the run.
   const start = zonedInstant('America/Sao_Paulo', '2026-03-04', '19:50:00').getTime();
@@ -329,6 +330,14 @@ function main(): void {
       }
     }
   }
+  // Checkpoint cost (engine/checkpoint.ts), on the fleet as it stands mid-stream, before the close.
+  const cpBefore = process.cpuUsage();
+  const checkpoint = checkpointEngine(engine);
+  const checkpointCpuUs = cpuUs(process.cpuUsage(cpBefore));
+  const restored = createRuleEngine({ registry, packs: ENGINE_PACKS });
+  const rsBefore = process.cpuUsage();
+  restoreEngine(restored, checkpoint);
+  const restoreCpuUs = cpuUs(process.cpuUsage(rsBefore));
   const c = process.cpuUsage();
   const t = performance.now();
   const closing = engine.close();
@@ -357,6 +366,11 @@ function main(): void {
     `violations raised: ${raised} (events incl. updates/withdrawals: ${events}); judged ${stats.judged}, late ${stats.late}, duplicates ${stats.duplicates}`,
   );
   for (const [rule, n] of [...byRule.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${rule.padEnd(32)} ${n}`);
+  const per10k = (us: number) => ((us / 1000) * 10_000) / stats.vehicles;
+  const stepCpuUs = engineCpuUs / STEPS;
+  console.log(
+    `checkpoint: ${checkpoint.length} bytes for ${stats.vehicles} vehicles (${(checkpoint.length / stats.vehicles).toFixed(0)} bytes per vehicle); CPU ${per10k(checkpointCpuUs).toFixed(0)} ms to write and ${per10k(restoreCpuUs).toFixed(0)} ms to restore per 10 000 vehicles; writing it costs ${((100 * checkpointCpuUs) / stepCpuUs).toFixed(0)} % of the CPU the engine spent judging one sample of every vehicle`,
+  );
   if (DIGEST) console.log(`events digest (sha256 of every event as JSON, in order): ${digest.digest('hex')}`);
 }
 

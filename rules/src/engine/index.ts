@@ -1,3 +1,4 @@
+export * from './checkpoint.js';
 export * from './dispatch.js';
 export * from './general-config.js';
 export * from './occupancy.js';

@@ -15,6 +15,16 @@ export interface VehicleRules {
   close(info: CloseInfo): Finding[];
   /** What `close(info)` would find, keeping the state (a provisional close: the vehicle may resume). */
   peekClose(info: CloseInfo): Finding[];
+  /** The vehicle's detectors' and rules' state as data (engine/checkpoint.ts). */
+  exportState(): VehicleRulesState;
+  /** Resume from `exportState`'s data; a rule the data does not name keeps its fresh state. */
+  importState(state: VehicleRulesState): void;
+}
+
+/** A vehicle's rules' state: the pack's detectors, and each rule's state by rule id. */
+export interface VehicleRulesState {
+  readonly detectors: Readonly<Record<string, unknown>>;
+  readonly slots: readonly { readonly ruleId: string; readonly state: unknown }[];
 }
 
 /**
@@ -56,6 +66,9 @@ export interface PackRuntime {
   peekGone(vehicleId: string): Finding[];
   /** The stand queues that changed since the last call (packs with stands; none elsewhere). */
   standQueueChanges?(): StandQueueChange[];
+  /** The pack's cross-vehicle state (the stand board) as data, for a checkpoint; none without stands. */
+  exportShared?(): unknown;
+  importShared?(state: unknown): void;
   /** Judge a radio dispatch record (Belém); other packs return nothing. */
   dispatch(record: DispatchRecord, registry: RegistryView): Finding[];
   /** Recidivism and escalation under the pack's own article (see penalties/recidivism.ts). */

@@ -15,7 +15,7 @@ import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.j
 import type { Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
 import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
-import type { PackRuntime, StandQueueChange, VehicleRules } from './pack-runtime.js';
+import type { PackRuntime, StandQueueChange, VehicleRules, VehicleRulesState } from './pack-runtime.js';
 import type { CloseInfo, Finding } from './rule.js';
 import type { SampleFacts } from './sample-facts.js';
 
@@ -65,7 +65,20 @@ export interface EngineStats {
   withdrawn: number;
 }
 
-interface OpenEvent {
+/** What `RuleEngine.exportState` gives (engine/checkpoint.ts wraps it, versioned and checked). */
+export interface EngineState {
+  readonly packs: readonly Pack[];
+  readonly latestMs: number;
+  readonly finalRevisions: ReadonlyMap<string, { revision: number; endedMs: number }>;
+  /** Per pack, its cross-vehicle (stand board) state. */
+  readonly shared: Readonly<Record<string, unknown>>;
+  readonly vehicles: readonly SavedVehicle[];
+}
+
+/** A vehicle's runtime without its pack's functions: its rules as data. */
+export type SavedVehicle = Omit<VehicleRuntime, 'runtime' | 'rules'> & { readonly rules: VehicleRulesState };
+
+export interface OpenEvent {
   violation: Violation;
   latest: Finding;
   emittedEndMs: number;
@@ -75,7 +88,7 @@ interface OpenEvent {
   reopened: boolean;
 }
 
-interface VehicleRuntime {
+export interface VehicleRuntime {
   readonly vehicleId: string;
   readonly pack: Pack;
   readonly runtime: PackRuntime;
@@ -151,6 +164,54 @@ export class RuleEngine {
     let openEvents = 0;
     for (const v of this.vehicles.values()) openEvents += v.open.size;
     return { ...this.counters, vehicles: this.vehicles.size, openEvents };
+  }
+
+  /**
+   * Everything the engine remembers between samples, as data (no functions): each vehicle's
+   * rules and open events, the packs' shared stand state, final stand revisions, the event-time
+   * watermark. engine/checkpoint.ts serialises it; `importState` into an engine built with the
+   * same packs resumes exactly where this one stands (the counters are not part of it).
+   */
+  exportState(): EngineState {
+    const shared: Record<string, unknown> = {};
+    for (const [pack, runtime] of this.runtimes) if (runtime.exportShared) shared[pack] = runtime.exportShared();
+    return {
+      packs: [...this.runtimes.keys()],
+      latestMs: this.latestMs,
+      finalRevisions: this.finalRevisions,
+      shared,
+      vehicles: [...this.vehicles.values()].map(({ runtime: _runtime, rules, ...v }) => ({
+        ...v,
+        rules: rules.exportState(),
+      })),
+    };
+  }
+
+  /**
+   * Resume from `exportState`'s data, replacing what this engine holds. A vehicle of a pack this
+   * engine does not run is dropped (and counted as such in the result).
+   */
+  importState(state: EngineState): { vehicles: number; dropped: number } {
+    this.vehicles.clear();
+    this.finalRevisions.clear();
+    for (const [k, r] of state.finalRevisions) this.finalRevisions.set(k, r);
+    this.latestMs = state.latestMs;
+    for (const [pack, runtime] of this.runtimes) {
+      if (pack in state.shared) runtime.importShared?.(state.shared[pack]);
+    }
+    let dropped = 0;
+    for (const saved of state.vehicles) {
+      const runtime = this.runtimes.get(saved.pack);
+      if (!runtime) {
+        dropped++;
+        continue;
+      }
+      const rules = runtime.newVehicle();
+      rules.importState(saved.rules);
+      const { rules: _rules, ...rest } = saved;
+      this.vehicles.set(saved.vehicleId, { ...rest, runtime, rules, open: new Map(saved.open) });
+    }
+    return { vehicles: this.vehicles.size, dropped };
   }
 
   /** Judge one telemetry sample; returns the violation events it caused (often none). */

@@ -60,6 +60,11 @@ export interface CloseInfo {
 
 export interface RuleDefinition<S, C, X> extends RuleMeta<C> {
   init(): S;
+  /**
+   * The state as it goes into a checkpoint, when it holds more than data (a cache of the
+   * registry's objects): the default is the state itself, which must then be plain data.
+   */
+  forCheckpoint?(state: S): S;
   step(state: S, ctx: X, config: C): RuleStep<S>;
   /** The vehicle went silent (or the engine stops): finish what is open. */
   close(state: S, info: CloseInfo, config: C): RuleStep<S>;
@@ -77,6 +82,10 @@ export interface RuleSlot<X> {
   close(info: CloseInfo): readonly Finding[];
   /** What `close(info)` would find, leaving the state as it is (a provisional close: the vehicle may resume). */
   peekClose(info: CloseInfo): readonly Finding[];
+  /** The rule's state as data, for a checkpoint (engine/checkpoint.ts); rule states hold no functions. */
+  exportState(): unknown;
+  /** Resume from a state `exportState` gave (of the same rule: the engine matches slots by rule id). */
+  importState(state: unknown): void;
 }
 
 export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRule<C, X> {
@@ -103,9 +112,31 @@ export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRu
         peekClose(info: CloseInfo) {
           return definition.close(state, info, config).findings;
         },
+        exportState: () => (definition.forCheckpoint ? definition.forCheckpoint(state) : state),
+        importState(saved: unknown) {
+          // Trusted: written by exportState of this rule, inside a versioned, zod-checked checkpoint.
+          state = saved as S;
+        },
       };
     },
   };
 }
 
 export const noFindings: readonly Finding[] = [];
+
+/** The slots' states by rule id (a vehicle's checkpoint). */
+export function exportSlots(slots: readonly RuleSlot<unknown>[]): { ruleId: string; state: unknown }[] {
+  return slots.map((slot) => ({ ruleId: slot.ruleId, state: slot.exportState() }));
+}
+
+/**
+ * Restores the slots from a checkpoint, by rule id: a rule enabled since the checkpoint starts
+ * fresh, a rule disabled since is ignored.
+ */
+export function importSlots(
+  slots: readonly RuleSlot<unknown>[],
+  saved: readonly { readonly ruleId: string; readonly state: unknown }[],
+): void {
+  const byId = new Map(saved.map((s) => [s.ruleId, s.state]));
+  for (const slot of slots) if (byId.has(slot.ruleId)) slot.importState(byId.get(slot.ruleId));
+}

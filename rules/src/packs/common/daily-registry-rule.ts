@@ -113,6 +113,9 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
     description: spec.description,
     penalty: spec.penalty,
     init: () => ({ open: null, inputs: null, breach: null }),
+    // `inputs` holds the registry's live objects, only to compare them by identity: a restored
+    // rule recomputes the breach from its first sample, as after a registry change.
+    forCheckpoint: (state) => ({ ...state, inputs: null }),
     step(state, ctx, config) {
       const operating = spec.operating ? spec.operating(ctx, config) : ctx.moving;
       if (!operating) return { state, findings: noFindings };

@@ -130,6 +130,29 @@ function waitingSince(interval: Interval, ms: number): number | null {
   return since;
 }
 
+interface StandBoardState {
+  readonly byStand: Map<string, Interval[]>;
+  readonly byVehicle: Map<string, Interval[]>;
+  readonly open: Map<string, Interval>;
+  readonly lastSeen: Map<string, number>;
+  readonly cases: Map<string, StandCase[]>;
+  readonly latestDecided: Map<string, number>;
+  readonly pending: StandCase[];
+  readonly pendingAt: Map<string, number>;
+  readonly minPendingMs: number;
+  readonly nextTryMs: number;
+  readonly watermarkMs: number;
+  readonly forcedMs: number;
+  readonly prunedAtMs: number;
+  readonly queueDirty: Set<string>;
+  readonly reportedQueues: Map<string, string>;
+}
+
+function refill<K, V>(target: Map<K, V>, source: ReadonlyMap<K, V>): void {
+  target.clear();
+  for (const [k, v] of source) target.set(k, v);
+}
+
 export class StandBoard {
   private readonly byStand = new Map<string, Interval[]>();
   /** Recent presences per vehicle (to place a hire). */
@@ -161,6 +184,51 @@ export class StandBoard {
     /** general.backlogHorizonS: how long decisions stay open to late data. */
     private readonly horizonS = 86_400,
   ) {}
+
+  /**
+   * The board's state as data, for a checkpoint (engine/checkpoint.ts). The maps share their
+   * intervals and cases; v8.serialize keeps that sharing within one checkpoint.
+   */
+  exportState(): StandBoardState {
+    return {
+      byStand: this.byStand,
+      byVehicle: this.byVehicle,
+      open: this.open,
+      lastSeen: this.lastSeen,
+      cases: this.cases,
+      latestDecided: this.latestDecided,
+      pending: this.pending,
+      pendingAt: this.pendingAt,
+      minPendingMs: this.minPendingMs,
+      nextTryMs: this.nextTryMs,
+      watermarkMs: this.watermarkMs,
+      forcedMs: this.forcedMs,
+      prunedAtMs: this.prunedAtMs,
+      queueDirty: this.queueDirty,
+      reportedQueues: this.reportedQueues,
+    };
+  }
+
+  /** Resume from `exportState`'s data (trusted: inside a versioned, checked checkpoint). */
+  importState(saved: unknown): void {
+    const s = saved as StandBoardState;
+    refill(this.byStand, s.byStand);
+    refill(this.byVehicle, s.byVehicle);
+    refill(this.open, s.open);
+    refill(this.lastSeen, s.lastSeen);
+    refill(this.cases, s.cases);
+    refill(this.latestDecided, s.latestDecided);
+    this.pending = s.pending;
+    refill(this.pendingAt, s.pendingAt);
+    this.minPendingMs = s.minPendingMs;
+    this.nextTryMs = s.nextTryMs;
+    this.watermarkMs = s.watermarkMs;
+    this.forcedMs = s.forcedMs;
+    this.prunedAtMs = s.prunedAtMs;
+    this.queueDirty.clear();
+    for (const stand of s.queueDirty) this.queueDirty.add(stand);
+    refill(this.reportedQueues, s.reportedQueues);
+  }
 
   /** Feed one vehicle's stand signal for its sample at `ms`; returns findings (for any vehicle). */
   update(vehicleId: string, ms: number, signal: StandSignal): Finding[] {

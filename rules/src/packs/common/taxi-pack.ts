@@ -2,7 +2,7 @@ import type { Pack } from '@vigia/core';
 import type { DispatchRecord } from '../../engine/dispatch.js';
 import type { GeneralConfig } from '../../engine/general-config.js';
 import type { PackRuntime } from '../../engine/pack-runtime.js';
-import type { Finding, PackRule, RuleMeta } from '../../engine/rule.js';
+import { exportSlots, type Finding, importSlots, type PackRule, type RuleMeta } from '../../engine/rule.js';
 import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../../penalties/recidivism.js';
 import type { RegistryView } from '../../registry/registry-view.js';
 import { assertTimeZone } from '../../time/local-time.js';
@@ -86,11 +86,19 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
           return slots.flatMap((slot) => slot.close(info));
         },
         peekClose: (info) => slots.flatMap((slot) => slot.peekClose(info)),
+        exportState: () => ({ detectors: { trip, presence }, slots: exportSlots(slots) }),
+        importState(state) {
+          trip = (state.detectors.trip as typeof trip | undefined) ?? initialTripState;
+          presence = (state.detectors.presence as typeof presence | undefined) ?? initialPresenceState;
+          importSlots(slots, state.slots);
+        },
       };
     },
     flush: (untilMs) => board.flush(untilMs).filter(keepBoardFinding),
     vehicleGone: (vehicleId) => board.vehicleGone(vehicleId).filter(keepBoardFinding),
     peekGone: (vehicleId) => board.peekGone(vehicleId).filter(keepBoardFinding),
+    exportShared: () => board.exportState(),
+    importShared: (state) => board.importState(state),
     standQueueChanges: () => board.takeQueueChanges().map((c) => ({ ...c, pack: parts.pack })),
     dispatch: (record, registry) =>
       parts.dispatch && enabled('BEL_UNAUTHORIZED_RADIO') ? parts.dispatch(record, registry, parts.config) : [],

@@ -1,5 +1,5 @@
 import type { PackRuntime } from '../../engine/pack-runtime.js';
-import type { Finding, PackRule } from '../../engine/rule.js';
+import { exportSlots, type Finding, importSlots, type PackRule } from '../../engine/rule.js';
 import { assessSpRecidivism } from '../../penalties/recidivism.js';
 import { assertTimeZone } from '../../time/local-time.js';
 import { enabledRules, RuleCatalogue } from '../common/assemble.js';
@@ -83,6 +83,12 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
           return slots.flatMap((slot) => slot.close(info));
         },
         peekClose: (info) => slots.flatMap((slot) => slot.peekClose(info)),
+        exportState: () => ({ detectors: { dwell, trip }, slots: exportSlots(slots) }),
+        importState(state) {
+          dwell = (state.detectors.dwell as typeof dwell | undefined) ?? initialDwellState;
+          trip = (state.detectors.trip as CharterTrip | null | undefined) ?? null;
+          importSlots(slots, state.slots);
+        },
       };
     },
     flush: () => [],
