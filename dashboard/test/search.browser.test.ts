@@ -135,7 +135,7 @@ describe.skipIf(!hasChromium)('search box in headless Chromium', () => {
     await page.keyboard.press('ArrowDown');
     expect(await page.locator('.search-box__results').isVisible()).toBe(true);
     // One result: the arrow wraps round to it.
-    expect(await results.first().getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => results.first().getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
     await waitForMapAt(stopAt);
     await waitForIdleMap(page);
