@@ -128,48 +128,21 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   });
 
   it('moves the markers as positions arrive', async () => {
-    // Street scale on the vehicle that moves most, so a few seconds of driving is tens of pixels.
-    const before = await snapshot(page);
-    await page.waitForTimeout(2000);
-    const mover = fastest(before, await snapshot(page));
-    expect(mover, 'no simulated vehicle moved within 2 s').toBeDefined();
-    if (!mover) return;
-    await page.evaluate(
-      ({ lon, lat }) => (globalThis as unknown as PageGlobals).vigia?.map.jumpTo({ center: [lon, lat], zoom: 16 }),
-      mover,
-    );
-    await waitForIdleMap(page);
-
-    const firstPositions = await snapshot(page);
-    const firstImage = await mapScreenshot(page, 'moving-1');
-    await page.waitForTimeout(3000);
-    await waitForIdleMap(page);
-    // On a loaded CI machine the view was sometimes empty of live markers for a moment (the live
-    // channel catching up); the markers must be back and moved, so look again for up to 30 s.
-    let secondPositions = await snapshot(page);
-    let secondImage = await mapScreenshot(page, 'moving-2');
-    for (let tries = 0; tries < 30 && countSet(markerMask(secondImage)) <= 50; tries++) {
-      await page.waitForTimeout(1000);
-      await waitForIdleMap(page);
-      secondPositions = await snapshot(page);
-      secondImage = await mapScreenshot(page, 'moving-2');
+    // On a loaded machine each idle wait and screenshot takes seconds, and a vehicle followed at
+    // street scale can leave the view between the two pictures (a coach on the motorway crosses it
+    // in half a minute): a measurement whose vehicle has left is taken again on another.
+    let result = await measureMovement(page);
+    for (let attempt = 2; attempt <= 5 && !result.ok; attempt++) {
+      console.log(`marker movement, attempt ${attempt}: the previous one saw ${describeMeasurement(result)}`);
+      result = await measureMovement(page);
     }
-
-    const moved = [...firstPositions.values()].filter((vehicle) => {
-      const later = secondPositions.get(vehicle.id);
-      return later !== undefined && (later.lat !== vehicle.lat || later.lon !== vehicle.lon);
-    });
-    expect(moved.length).toBeGreaterThan(0);
-
-    const firstMask = markerMask(firstImage);
-    const secondMask = markerMask(secondImage);
-    expect(countSet(firstMask)).toBeGreaterThan(50);
-    expect(countSet(secondMask)).toBeGreaterThan(50);
-    let changed = 0;
-    for (let i = 0; i < firstMask.length; i += 1) if (firstMask[i] !== secondMask[i]) changed += 1;
-    expect(changed).toBeGreaterThan(30);
-    // Idle-map waits and screenshots take seconds each on a loaded machine: room for them.
-  }, 150_000);
+    expect(result.mover, 'no simulated vehicle moved within 2 s').toBeDefined();
+    expect(result.moved).toBeGreaterThan(0);
+    expect(result.firstPixels).toBeGreaterThan(50);
+    expect(result.secondPixels).toBeGreaterThan(50);
+    expect(result.changedPixels).toBeGreaterThan(30);
+    // Idle-map waits and screenshots take seconds each on a loaded machine: room for five tries.
+  }, 240_000);
 
   it('opens a popup with the plate of the clicked vehicle', async () => {
     // The fleet keeps moving between finding a vehicle and the click landing, and a loaded
@@ -181,8 +154,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
         const vigia = (globalThis as unknown as PageGlobals).vigia;
         if (!vigia) return null;
         const { clientWidth: width, clientHeight: height } = vigia.map.getCanvas();
-        // The vehicle nearest the centre (the one the previous test is following, well inside the
-        // view) where the map has drawn it, which is where a click finds it: the fleet's data can
+        // The vehicle nearest the centre where the map has drawn it, which is where a click finds it: the fleet's data can
         // be a push ahead of the drawing on a loaded machine.
         let best: { id: string; x: number; y: number; distance: number } | null = null;
         for (const feature of vigia.map.queryRenderedFeatures({ layers: [layer] })) {
@@ -195,9 +167,10 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
         }
         return best;
       }, vehicleCircleLayerId);
-      // None drawn in view for a moment (seen on a loaded CI machine): look again, as a user would.
+      // None drawn in view (the vehicle the previous test followed drove out of it, or the live
+      // channel is catching up on a loaded machine): go to a reporting vehicle, as a user would.
       if (!target) {
-        await page.waitForTimeout(1000);
+        await centreOnLiveVehicle(page);
         continue;
       }
       const box = await page.locator('#map').boundingBox();
@@ -247,22 +220,109 @@ async function snapshot(page: Page): Promise<Map<string, VehicleSnapshot>> {
   return new Map(vehicles.map((vehicle) => [vehicle.id, vehicle]));
 }
 
-function fastest(
+/** What one try of the marker-movement test saw. */
+interface Measurement {
+  ok: boolean;
+  mover?: VehicleSnapshot;
+  /** Vehicles whose position changed between the two pictures. */
+  moved: number;
+  firstPixels: number;
+  secondPixels: number;
+  changedPixels: number;
+}
+
+/**
+ * Street scale on a vehicle that is driving, two pictures a few seconds apart: the markers must be
+ * drawn in both and have moved between them.
+ */
+async function measureMovement(page: Page): Promise<Measurement> {
+  const before = await snapshot(page);
+  await page.waitForTimeout(2000);
+  const mover = cityPaceMover(before, await snapshot(page));
+  if (!mover) return { ok: false, moved: 0, firstPixels: 0, secondPixels: 0, changedPixels: 0 };
+  await page.evaluate(
+    ({ lon, lat }) => (globalThis as unknown as PageGlobals).vigia?.map.jumpTo({ center: [lon, lat], zoom: 16 }),
+    mover,
+  );
+  await waitForIdleMap(page);
+  const firstPositions = await snapshot(page);
+  const firstMask = markerMask(await mapScreenshot(page, 'moving-1'));
+  // At least one new position of the followed vehicle, then a little more driving.
+  const seen = firstPositions.get(mover.id);
+  await page
+    .waitForFunction(
+      (earlier) => {
+        const now = (globalThis as unknown as PageGlobals).vigia?.vehicles().find((v) => v.id === earlier?.id);
+        return now !== undefined && (now.lat !== earlier?.lat || now.lon !== earlier?.lon);
+      },
+      seen,
+      { timeout: 15_000, polling: 250 },
+    )
+    .catch(() => undefined);
+  await page.waitForTimeout(2000);
+  await waitForIdleMap(page);
+  const secondPositions = await snapshot(page);
+  const secondMask = markerMask(await mapScreenshot(page, 'moving-2'));
+
+  const moved = [...firstPositions.values()].filter((vehicle) => {
+    const later = secondPositions.get(vehicle.id);
+    return later !== undefined && (later.lat !== vehicle.lat || later.lon !== vehicle.lon);
+  }).length;
+  let changedPixels = 0;
+  for (let i = 0; i < firstMask.length; i += 1) if (firstMask[i] !== secondMask[i]) changedPixels += 1;
+  const firstPixels = countSet(firstMask);
+  const secondPixels = countSet(secondMask);
+  const ok = moved > 0 && firstPixels > 50 && secondPixels > 50 && changedPixels > 30;
+  return { ok, mover, moved, firstPixels, secondPixels, changedPixels };
+}
+
+function describeMeasurement(result: Measurement): string {
+  if (!result.mover) return 'no vehicle moving';
+  return `${result.moved} moved, ${result.firstPixels} then ${result.secondPixels} marker pixels, ${result.changedPixels} changed`;
+}
+
+/**
+ * The moving vehicle whose last two seconds were closest to city driving (about 10 m/s): fast enough
+ * to move tens of pixels at street scale in a few seconds, slow enough to stay in view for over a
+ * minute. The fastest is a coach on the motorway, which leaves the view in half a minute.
+ */
+function cityPaceMover(
   before: Map<string, VehicleSnapshot>,
   after: Map<string, VehicleSnapshot>,
 ): VehicleSnapshot | undefined {
+  const targetMetres = 20;
   let best: VehicleSnapshot | undefined;
-  let bestDistance = 0;
+  let bestMiss = Number.POSITIVE_INFINITY;
   for (const [id, vehicle] of after) {
     const earlier = before.get(id);
     if (!earlier || vehicle.status === 'offline') continue;
-    const distance = Math.hypot(vehicle.lat - earlier.lat, vehicle.lon - earlier.lon);
-    if (distance > bestDistance) {
+    const metres = approximateMetres(earlier, vehicle);
+    // Under three metres is a vehicle standing still with GPS noise, or barely creeping.
+    if (metres < 3) continue;
+    const miss = Math.abs(Math.log(metres / targetMetres));
+    if (miss < bestMiss) {
       best = vehicle;
-      bestDistance = distance;
+      bestMiss = miss;
     }
   }
   return best;
+}
+
+function approximateMetres(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
+  const metresPerDegree = 111_320;
+  const dx = (b.lon - a.lon) * metresPerDegree * Math.cos((a.lat * Math.PI) / 180);
+  const dy = (b.lat - a.lat) * metresPerDegree;
+  return Math.hypot(dx, dy);
+}
+
+/** Street scale on a vehicle that is reporting, for the popup test when none is drawn in view. */
+async function centreOnLiveVehicle(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const vigia = (globalThis as unknown as PageGlobals).vigia;
+    const live = vigia?.vehicles().find((vehicle) => vehicle.status !== 'offline');
+    if (live) vigia?.map.jumpTo({ center: [live.lon, live.lat], zoom: 16 });
+  });
+  await waitForIdleMap(page);
 }
 
 function markerMask(image: PNG): Uint8Array {
