@@ -22,21 +22,25 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createScratchDatabase(prefix = 'vigia_test'): Promise<ScratchDatabase> {
+/** `adminUrl`: a server's maintenance database to create it from (the soak takes its own setting). */
+export async function createScratchDatabase(
+  prefix = 'vigia_test',
+  adminUrl = TEST_PG_ADMIN_URL,
+): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(TEST_PG_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       try {
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -1,11 +1,11 @@
 /** The run's figures as text: per scenario requests/s, latency percentiles, errors and each threshold's verdict. */
-import type { TrendStats } from './metrics.ts';
+import type { MetricResult, TrendStats } from './metrics.ts';
 import type { ScenarioResult } from './result.ts';
 
 const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} ms` : '–');
 const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(3));
 
-function isTrend(value: ScenarioResult['metrics'][number]['value']): value is TrendStats {
+function isTrend(value: MetricResult['value']): value is TrendStats {
   return 'p95' in value;
 }
 
@@ -24,14 +24,19 @@ export function formatResult(r: ScenarioResult): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
   ];
-  for (const m of r.metrics) {
+  lines.push(...formatMetrics(r.metrics));
+  return lines.join('\n');
+}
+
+/** One line per metric: its figures and each threshold's verdict. */
+export function formatMetrics(metrics: readonly MetricResult[]): string[] {
+  return metrics.map((m) => {
     const figures = isTrend(m.value)
       ? `count ${m.value.count}, p50 ${ms(m.value.p50)}, p95 ${ms(m.value.p95)}, p99 ${ms(m.value.p99)}, max ${ms(m.value.max)}`
       : 'rate' in m.value
         ? `rate ${num(m.value.rate)} (${m.value.trues} of ${m.value.total})`
         : `count ${m.value.count}`;
     const verdicts = m.thresholds.map((t) => `${t.ok ? '✓' : '✗'} ${t.expression}`).join('  ');
-    lines.push(`  ${m.name.padEnd(28)} ${figures}  ${verdicts}`);
-  }
-  return lines.join('\n');
+    return `  ${m.name.padEnd(28)} ${figures}  ${verdicts}`;
+  });
 }
