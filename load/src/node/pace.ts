@@ -32,7 +32,9 @@ export async function pace(opts: PaceOptions): Promise<PaceResult> {
       const seq = next++;
       if (opts.ratePerS > 0) {
         const at = t0 + (seq * 1000) / opts.ratePerS;
-        if (at >= end) return;
+        // A run that fell behind stops at its end too, as k6's executor does: the starts it did not
+        // make are what the system could not take.
+        if (at >= end || performance.now() >= end) return;
         const wait = at - performance.now();
         if (wait > 0) await sleep(wait);
         else if (wait < -100) late++;

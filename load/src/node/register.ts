@@ -66,8 +66,14 @@ export async function listVehicles(target: Target, plan: FleetPlan): Promise<Lis
   return out;
 }
 
-/** Each device's first sample, parked at home at `tsMs`, with its own token (`WARM_UP_CONCURRENCY` at once). */
-export async function warmUp(target: Target, plan: FleetPlan, tokens: readonly string[], tsMs: number): Promise<void> {
+/** Each device's first sample, parked at home at `tsMs`, with its own token (`concurrency` at once). */
+export async function warmUp(
+  target: Target,
+  plan: FleetPlan,
+  tokens: readonly string[],
+  tsMs: number,
+  concurrency = WARM_UP_CONCURRENCY,
+): Promise<void> {
   const problems: string[] = [];
   let next = 0;
   const worker = async () => {
@@ -83,6 +89,6 @@ export async function warmUp(target: Target, plan: FleetPlan, tokens: readonly s
         problems.push(`${answer.status} ${answer.text.slice(0, 200)}`);
     }
   };
-  await Promise.all(Array.from({ length: WARM_UP_CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   if (problems.length > 0) throw new Error(`warm-up samples refused: ${problems.slice(0, 3).join('; ')}`);
 }

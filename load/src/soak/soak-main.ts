@@ -35,6 +35,11 @@ import { checkTimescale, formatTimescale, type TimescaleFigures } from './timesc
 const DRAIN_MS = 5_000;
 const MEMORY_EVERY_MS = 10_000;
 const PROGRESS_EVERY_MS = 60_000;
+/**
+ * A soak that sent fewer samples than this share of its plan (vehicles × duration / interval)
+ * did not hold the fleet's rate: the system, or the machine under it, could not take it.
+ */
+const MIN_SENT_SHARE = 0.95;
 
 interface ProcessFigures {
   name: string;
@@ -51,6 +56,16 @@ async function main(): Promise<number> {
   const scratch = await createScratchDatabase('vigia_soak', config.pgAdminUrl);
   const work = await mkdtemp(join(tmpdir(), 'vigia-soak-'));
   const services: Service[] = [];
+  // Interrupted (Ctrl-C, a CI timeout): the services and the scratch database go too.
+  const interrupt = (signal: NodeJS.Signals) => {
+    console.error(`soak: ${signal}, stopping the services`);
+    void stopServices(services)
+      .then(() => rm(work, { recursive: true, force: true }))
+      .then(() => (config.keepDatabase ? undefined : dropQuietly(scratch)))
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     console.log(
       `soak: ${config.vehicles} vehicles every ${config.intervalS} s for ${config.durationS} s (${Math.round(config.vehicles / config.intervalS)} samples/s), ` +
@@ -104,7 +119,7 @@ async function main(): Promise<number> {
     const registerStarted = performance.now();
     const target = { apiUrl: api.url, ingestUrl: firstIngest.url, adminToken };
     const tokens = await registerFleet(target, plan, now);
-    await warmUp(target, plan, tokens, Date.now());
+    await warmUp(target, plan, tokens, Date.now(), config.concurrency);
     console.log(
       `soak: registered and warmed up ${plan.vehicles.length} vehicles in ${((performance.now() - registerStarted) / 1000).toFixed(1)} s`,
     );
@@ -120,6 +135,7 @@ async function main(): Promise<number> {
     };
     const cpuAtStart = new Map(services.map((s) => [s.name, cpuSeconds(s.child.pid)]));
     const sendStarted = Date.now();
+    const generatorCpu = process.cpuUsage();
     readMemory(0);
     const memoryTimer = setInterval(() => readMemory(Date.now() - sendStarted), MEMORY_EVERY_MS);
     let accepted = 0;
@@ -150,6 +166,8 @@ async function main(): Promise<number> {
         recorder.add('soak_send_errors', !ok);
       },
     });
+    const generatorUsage = process.cpuUsage(generatorCpu);
+    const generatorCpuS = (generatorUsage.user + generatorUsage.system) / 1e6;
     await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
     clearInterval(progressTimer);
     clearInterval(memoryTimer);
@@ -186,15 +204,24 @@ async function main(): Promise<number> {
     await stopServices(services);
 
     const metrics = recorder.results();
+    const planned = Math.floor((config.vehicles * config.durationS) / config.intervalS);
+    const rateReached = run.started >= planned * MIN_SENT_SHARE;
     const memoryFlat = processes.every((p) => !(p.growthPct >= MEMORY_GROWTH_LIMIT_PCT));
     const ingestCpuS = processes.filter((p) => p.name.startsWith('ingest')).reduce((s, p) => s + p.cpuS, 0);
     console.log(
-      `soak: ${run.started} samples sent in ${(run.elapsedMs / 1000).toFixed(1)} s = ${(run.started / (run.elapsedMs / 1000)).toFixed(0)}/s ` +
+      `soak: ${run.started} of ${planned} planned samples sent in ${(run.elapsedMs / 1000).toFixed(1)} s = ${(run.started / (run.elapsedMs / 1000)).toFixed(0)}/s ` +
         `(${run.late} started late); ${accepted} accepted, ${stored - plan.vehicles.length} stored; ` +
         `${violationsStored} DF_OVER_CAPACITY stored; ingest CPU ${((ingestCpuS * 1e6) / Math.max(1, run.started)).toFixed(0)} µs per sample`,
     );
+    console.log(
+      `  the load generator (this process, with the dashboards): ${((generatorCpuS * 1e6) / Math.max(1, run.started)).toFixed(0)} µs CPU per sample, ` +
+        `${((generatorCpuS / (run.elapsedMs / 1000)) * 100).toFixed(0)} % of a core`,
+    );
+    console.log(
+      `  ${rateReached ? '✓' : '✗'} the fleet's rate was held: ${((run.started / planned) * 100).toFixed(1)} % of the planned samples sent (at least ${MIN_SENT_SHARE * 100} %)`,
+    );
     for (const line of formatMetrics(metrics)) console.log(line);
-    console.log('  process     RSS start → after 1st minute → end (max), growth, CPU over the run');
+    console.log('  process     RSS start → after 1st minute → end (max), median growth, CPU over the run');
     for (const p of processes) {
       console.log(
         `  ${p.name.padEnd(10)}  ${p.startMb.toFixed(0)} → ${p.baselineMb.toFixed(0)} → ${p.endMb.toFixed(0)} MB (max ${p.maxMb.toFixed(0)}), ` +
@@ -202,7 +229,7 @@ async function main(): Promise<number> {
       );
     }
     console.log(
-      `  ${memoryFlat ? '✓' : '✗'} memory flat: no process grew ${MEMORY_GROWTH_LIMIT_PCT} % or more after the first minute`,
+      `  ${memoryFlat ? '✓' : '✗'} memory flat: no process's median memory grew ${MEMORY_GROWTH_LIMIT_PCT} % or more from the first half of the run (after its first minute) to the second`,
     );
     if (exitedDuringRun.length > 0) console.log(`  ✗ processes exited during the run: ${exitedDuringRun.join(', ')}`);
 
@@ -217,7 +244,11 @@ async function main(): Promise<number> {
         (s) => timescale !== null && timescale.rows / s > timescale.arrivalRowsPerS,
       );
     const passed =
-      metrics.every((m) => m.thresholds.every((t) => t.ok)) && memoryFlat && exitedDuringRun.length === 0 && keepsUp;
+      metrics.every((m) => m.thresholds.every((t) => t.ok)) &&
+      rateReached &&
+      memoryFlat &&
+      exitedDuringRun.length === 0 &&
+      keepsUp;
     console.log(`soak: ${passed ? 'PASS' : 'FAIL'}`);
     if (config.json) {
       console.log(
@@ -250,8 +281,11 @@ function range(from: number, to: number): number[] {
 }
 
 /**
- * Memory at the start of sending, at the baseline (the end of the first minute, or a third of a
- * shorter run: caches filled, every vehicle seen), at the end and at its highest; CPU over the run.
+ * Memory at the start of sending, after the first minute (or a third of a shorter run: caches
+ * filled, every vehicle seen), at the end and at its highest; CPU over the run. Growth compares
+ * the median reading of the second half of the run after that minute with the first half's: a
+ * collector's sawtooth (a rule worker's RSS swings by a gigabyte between its collections) says
+ * nothing, a rising median does.
  */
 function processFigures(
   services: readonly Service[],
@@ -263,19 +297,29 @@ function processFigures(
   return services.map((s) => {
     const readings = (memory.get(s.name) ?? []).filter((r) => Number.isFinite(r.mb));
     const start = readings[0]?.mb ?? Number.NaN;
-    const baseline = readings.find((r) => r.atMs >= baselineAtMs)?.mb ?? start;
-    const end = readings[readings.length - 1]?.mb ?? Number.NaN;
-    const max = Math.max(...readings.map((r) => r.mb));
+    const settled = readings.filter((r) => r.atMs >= baselineAtMs).map((r) => r.mb);
+    const half = Math.floor(settled.length / 2);
+    const firstHalf = median(settled.slice(0, Math.max(1, half)));
+    const secondHalf = median(settled.slice(half));
     return {
       name: s.name,
       startMb: start,
-      baselineMb: baseline,
-      endMb: end,
-      maxMb: max,
-      growthPct: ((end - baseline) / baseline) * 100,
+      baselineMb: settled[0] ?? start,
+      endMb: readings[readings.length - 1]?.mb ?? Number.NaN,
+      maxMb: Math.max(...readings.map((r) => r.mb)),
+      growthPct: ((secondHalf - firstHalf) / firstHalf) * 100,
       cpuS: cpuSeconds(s.child.pid) - (cpuAtStart.get(s.name) ?? Number.NaN),
     };
   });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 async function dropQuietly(scratch: ScratchDatabase): Promise<void> {

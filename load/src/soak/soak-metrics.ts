@@ -52,7 +52,7 @@ export const SOAK_METRICS = [
 ] as const satisfies readonly MetricSpec[];
 
 /**
- * Memory is flat when no process's resident memory grew by more than this from the end of the
- * first minute (caches filled, every vehicle seen once) to the end of the run (%).
+ * Memory is flat when no process's median resident memory over the second half of the run (after
+ * its first minute: caches filled, every vehicle seen) is this much above the first half's (%).
  */
 export const MEMORY_GROWTH_LIMIT_PCT = 25;
