@@ -240,7 +240,9 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
           }
         }
       }
-      return { state: { trip, timeZone: ctx.timeZone }, findings };
+      // A trip on tariff 1 leaves the state as it was: keep the object (it lives until the next sample).
+      const unchanged = trip === state.trip && state.timeZone === ctx.timeZone;
+      return { state: unchanged ? state : { trip, timeZone: ctx.timeZone }, findings };
     },
     close(state, _info, config) {
       if (!state.trip) return { state: { trip: null, timeZone: state.timeZone }, findings: noFindings };

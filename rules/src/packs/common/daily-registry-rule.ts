@@ -148,11 +148,15 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       const date = ctx.local.date;
       open = open
         ? {
-            ...open,
+            key: open.key,
+            startMs: open.startMs,
             lastMs: ctx.ms,
+            lat: open.lat,
+            lon: open.lon,
             breach,
             driverId: ctx.sample.tachoDriverId ?? open.driverId,
             lastDate: date,
+            reported: open.reported,
           }
         : {
             key,

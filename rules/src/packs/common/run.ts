@@ -49,9 +49,14 @@ export function startRun<E>(ctx: SampleFacts, suspected: boolean, extra: E): Run
 }
 
 export function extendRun<E>(run: Run<E>, ctx: SampleFacts, suspected: boolean, extra: E): Run<E> {
+  // Spelled out rather than spread: a run is extended on most samples of a vehicle in a run, and
+  // a literal of known shape is one allocation without the generic property copy.
   return {
-    ...run,
+    eventId: run.eventId,
+    startMs: run.startMs,
     lastMs: ctx.ms,
+    startLat: run.startLat,
+    startLon: run.startLon,
     lastLat: ctx.sample.lat,
     lastLon: ctx.sample.lon,
     durationS: run.durationS + ctx.dtS,
@@ -59,6 +64,7 @@ export function extendRun<E>(run: Run<E>, ctx: SampleFacts, suspected: boolean, 
     distanceM: run.distanceM + ctx.segmentM,
     samples: run.samples + 1,
     suspected: run.suspected || suspected,
+    raised: run.raised,
     driverId: ctx.sample.tachoDriverId ?? run.driverId,
     extra,
   };

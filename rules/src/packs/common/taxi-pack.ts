@@ -72,7 +72,7 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
           const findings: Finding[] = [];
           for (const slot of slots) {
             const produced = slot.step(ctx);
-            if (produced.length > 0) findings.push(...produced);
+            for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
           }
           const atStand = p.signal.present.length > 0 || p.signal.left.length > 0 || p.signal.hire !== null;
           if (atStand || board.wantsTick(facts.ms)) {

@@ -157,8 +157,13 @@ export function trackTrip(
       // Nothing is measured across a gap: the trace restarts from this fix.
       stepM = ctx.gapBefore || !anchor ? 0 : displacementM(anchor, ctx, distance);
       if (ctx.gapBefore || !anchor || stepM > 0) anchor = anchorOf(ctx, distance);
+      // Spelled out rather than spread: a hired taxi extends its trip on every sample.
       trip = {
-        ...trip,
+        id: trip.id,
+        meterTripId: trip.meterTripId,
+        startMs: trip.startMs,
+        startLat: trip.startLat,
+        startLon: trip.startLon,
         lastMs: ctx.ms,
         lastLat: s.lat,
         lastLon: s.lon,

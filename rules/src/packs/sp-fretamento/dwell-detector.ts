@@ -72,6 +72,9 @@ export interface DwellState {
 
 export const initialDwellState: DwellState = { slowRun: null, stopDwell: null, lastPassengers: null };
 
+/** A bus on the move with no run open (most samples): one shared signal. */
+const noDwell: DwellSignal = Object.freeze({ slowRun: null, slowRunEnded: null, stopDwell: null, stopDwellEnded: null });
+
 export interface DwellSettings {
   readonly dwellMaxSpeedKmh: number;
   readonly stopRadiusM: number;
@@ -149,6 +152,15 @@ export function detectDwell(
   // After a gap the count before the stop is unknown (people may have boarded unseen).
   const carried = ctx.gapBefore ? null : state.lastPassengers;
   const slow = ctx.speedKmh !== null && ctx.speedKmh <= settings.dwellMaxSpeedKmh;
+  if (!slow && state.slowRun === null && state.stopDwell === null) {
+    // Moving, nothing open: only the count carried into the next stop may change. The state is
+    // returned as it was when it did not (it lives until the bus's next sample).
+    const lastPassengers = ctx.occupancy.passengers ?? carried;
+    return {
+      state: lastPassengers === state.lastPassengers ? state : { slowRun: null, stopDwell: null, lastPassengers },
+      signal: noDwell,
+    };
+  }
   let slowRun = state.slowRun;
   let stopDwell = state.stopDwell;
   let slowRunEnded: SlowRun | null = null;

@@ -73,7 +73,7 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
           const findings: Finding[] = [];
           for (const slot of slots) {
             const produced = slot.step(ctx);
-            if (produced.length > 0) findings.push(...produced);
+            for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
           }
           return findings;
         },

@@ -67,7 +67,8 @@ export const noContractInForceRule = sustainedRule<Extra, SpConfig, SpContext>({
     return {
       suspected: false,
       key: v.serviceType,
-      fold: (prev) => ({ maxPassengers: Math.max(prev?.maxPassengers ?? 0, passengers) }),
+      // The same extra while the maximum holds: it lives as long as the run.
+      fold: (prev) => (prev !== null && prev.maxPassengers >= passengers ? prev : { maxPassengers: passengers }),
     };
   },
   qualifies: (run, config) => run.movingS >= config.noContract.minMovingSeconds,
