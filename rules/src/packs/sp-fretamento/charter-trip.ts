@@ -29,7 +29,12 @@ export function trackCharterTrip(
     current = null;
   }
   const next: CharterTrip = current
-    ? { id: current.id, startMs: current.startMs, lastMs: ctx.ms, lastMovingMs: ctx.moving ? ctx.ms : current.lastMovingMs }
+    ? {
+        id: current.id,
+        startMs: current.startMs,
+        lastMs: ctx.ms,
+        lastMovingMs: ctx.moving ? ctx.ms : current.lastMovingMs,
+      }
     : { id: String(ctx.ms), startMs: ctx.ms, lastMs: ctx.ms, lastMovingMs: ctx.ms };
   return { trip: next, signal: { trip: next, ended } };
 }

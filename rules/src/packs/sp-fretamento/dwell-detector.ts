@@ -73,7 +73,12 @@ export interface DwellState {
 export const initialDwellState: DwellState = { slowRun: null, stopDwell: null, lastPassengers: null };
 
 /** A bus on the move with no run open (most samples): one shared signal. */
-const noDwell: DwellSignal = Object.freeze({ slowRun: null, slowRunEnded: null, stopDwell: null, stopDwellEnded: null });
+const noDwell: DwellSignal = Object.freeze({
+  slowRun: null,
+  slowRunEnded: null,
+  stopDwell: null,
+  stopDwellEnded: null,
+});
 
 export interface DwellSettings {
   readonly dwellMaxSpeedKmh: number;
