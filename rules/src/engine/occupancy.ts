@@ -74,6 +74,18 @@ export interface OccupancyReading {
   readonly boardingsNotDoorBacked: number;
 }
 
+/** The count `raw` is accepted at `ms` (a module function: a closure per sample was garbage on the hottest path). */
+function accept(state: OccupancyState, raw: number, ms: number, firm: boolean): OccupancyState {
+  return {
+    count: raw,
+    firm,
+    sinceMs: ms,
+    lastDoorOpenMs: state.lastDoorOpenMs,
+    pendingCount: null,
+    pendingSinceMs: 0,
+  };
+}
+
 export function readOccupancy(
   previous: OccupancyState,
   sample: Telemetry,
@@ -106,25 +118,17 @@ export function readOccupancy(
       },
     };
   }
-  const accept = (firm: boolean): OccupancyState => ({
-    ...state,
-    count: raw,
-    firm,
-    sinceMs: ms,
-    pendingCount: null,
-    pendingSinceMs: 0,
-  });
-  if (state.count === null) state = accept(false);
+  if (state.count === null) state = accept(state, raw, ms, false);
   else if (raw === state.count) {
     if (state.pendingCount !== null || (!state.firm && ms - state.sinceMs >= settleMs)) {
       state = { ...state, pendingCount: null, firm: state.firm || ms - state.sinceMs >= settleMs };
     }
   } else {
-    if (sample.doorOpen === true) state = accept(true);
-    else if (!state.firm || doorRecently) state = accept(false);
+    if (sample.doorOpen === true) state = accept(state, raw, ms, true);
+    else if (!state.firm || doorRecently) state = accept(state, raw, ms, false);
     else if (sample.doorOpen === null) {
       if (state.pendingCount !== raw) state = { ...state, pendingCount: raw, pendingSinceMs: ms };
-      else if (ms - state.pendingSinceMs >= settleMs) state = accept(true);
+      else if (ms - state.pendingSinceMs >= settleMs) state = accept(state, raw, ms, true);
     } else if (state.pendingCount !== null) {
       // Door closed (and not open lately): the reading is noise; any waiting change is void.
       state = { ...state, pendingCount: null, pendingSinceMs: 0 };

@@ -52,6 +52,13 @@ export interface RuleStep<S> {
   readonly findings: readonly Finding[];
 }
 
+/**
+ * What a rule's step returns when its state stays as it was and it finds nothing — most samples
+ * of most rules. One shared answer: a `{ state, findings }` per rule per sample was a tenth of what
+ * the engine allocated.
+ */
+export const keepState: { readonly keep: true } = Object.freeze({ keep: true });
+
 export interface CloseInfo {
   /** Last instant the vehicle was seen (epoch ms). */
   readonly lastMs: number;
@@ -65,7 +72,7 @@ export interface RuleDefinition<S, C, X> extends RuleMeta<C> {
    * registry's objects): the default is the state itself, which must then be plain data.
    */
   forCheckpoint?(state: S): S;
-  step(state: S, ctx: X, config: C): RuleStep<S>;
+  step(state: S, ctx: X, config: C): RuleStep<S> | typeof keepState;
   /** The vehicle went silent (or the engine stops): finish what is open. */
   close(state: S, info: CloseInfo, config: C): RuleStep<S>;
 }
@@ -101,6 +108,7 @@ export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRu
         ruleId: definition.id,
         step(ctx: X) {
           const result = definition.step(state, ctx, config);
+          if ('keep' in result) return noFindings;
           state = result.state;
           return result.findings;
         },

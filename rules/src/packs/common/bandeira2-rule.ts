@@ -1,5 +1,5 @@
 import type { Pack } from '@vigia/core';
-import { defineRule, type Finding, noFindings, type PackRule, type RuleMeta } from '../../engine/rule.js';
+import { defineRule, type Finding, keepState, noFindings, type PackRule, type RuleMeta } from '../../engine/rule.js';
 import { formatLocalIso } from '../../time/local-time.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import { type LastReport, shouldReport } from './report-throttle.js';
@@ -171,7 +171,7 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
     init: () => ({ trip: null, timeZone: 'UTC' }),
     step(state, ctx, config) {
       if (state.trip === null && ctx.trip.current === null && state.timeZone === ctx.timeZone) {
-        return { state, findings: noFindings };
+        return keepState;
       }
       const findings: Finding[] = [];
       let trip = state.trip;

@@ -1,6 +1,6 @@
 import type { Pack } from '@vigia/core';
 import type { Finding, PackRule, RuleMeta } from '../../engine/rule.js';
-import { defineRule, noFindings } from '../../engine/rule.js';
+import { defineRule, keepState } from '../../engine/rule.js';
 import type { SampleFacts } from '../../engine/sample-facts.js';
 import type { LocalDate } from '../../time/local-time.js';
 import type { RuleId } from '../../violations/rule-ids.js';
@@ -118,7 +118,7 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
     forCheckpoint: (state) => ({ ...state, inputs: null }),
     step(state, ctx, config) {
       const operating = spec.operating ? spec.operating(ctx, config) : ctx.moving;
-      if (!operating) return { state, findings: noFindings };
+      if (!operating) return keepState;
       const findings: Finding[] = [];
       let open = state.open;
       // A registry fact changes with the registry, the day or the driver — not with every sample.
@@ -136,7 +136,7 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       const breach = same ? state.breach : spec.check(ctx, config);
       if (!breach) {
         // Nothing open and nothing changed: the state stays as it is.
-        if (!open && same) return { state, findings: noFindings };
+        if (!open && same) return keepState;
         if (open) findings.push(finding(open, 'final'));
         return { state: { open: null, inputs, breach: null }, findings };
       }

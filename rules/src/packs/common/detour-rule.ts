@@ -1,5 +1,5 @@
 import type { Pack } from '@vigia/core';
-import { defineRule, type Finding, noFindings, type PackRule, type RuleMeta } from '../../engine/rule.js';
+import { defineRule, type Finding, keepState, noFindings, type PackRule, type RuleMeta } from '../../engine/rule.js';
 import { haversineM } from '../../geo/distance.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import { round } from './round.js';
@@ -35,12 +35,12 @@ export function detourRule<C>(spec: {
     init: () => null,
     step(state, ctx, config) {
       const t = ctx.trip.ended;
-      if (!t || t.incomplete) return { state, findings: noFindings };
+      if (!t || t.incomplete) return keepState;
       const s = spec.settings(config);
       const straight = haversineM(t.startLat, t.startLon, t.lastLat, t.lastLon);
-      if (straight < s.minStraightLineMetres) return { state, findings: noFindings };
+      if (straight < s.minStraightLineMetres) return keepState;
       const ratio = t.distanceM / straight;
-      if (ratio <= s.maxRatio || t.distanceM - straight <= s.minExtraMetres) return { state, findings: noFindings };
+      if (ratio <= s.maxRatio || t.distanceM - straight <= s.minExtraMetres) return keepState;
       const finding: Finding = {
         ruleId: spec.id,
         eventId: `${t.id}:${t.startMs}`,

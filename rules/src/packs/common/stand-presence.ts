@@ -198,6 +198,26 @@ export function trackPresence(
       ? config.exitMarginM + Math.min(s.accuracyM ?? 0, ctx.general.maxAccuracyM)
       : config.exitMarginM;
   const hits = ctx.registry.standsAt(s.lat, s.lon, ctx.ms, ctx.pack, lookM);
+  if (hits.length === 0 && state.present.length === 0 && state.departed.length === 0) {
+    // At no stand and just left none (most samples of most taxis): what the general case below
+    // would answer, without its three lists.
+    return {
+      state: {
+        present: noPresences,
+        lastMeter: s.meterState ?? state.lastMeter,
+        lastPassengers: s.passengers ?? state.lastPassengers,
+        lastMs: ctx.ms,
+        departed: noPresences,
+      },
+      signal: {
+        present: noPresences,
+        entered: noPresences,
+        left: noPresences,
+        hire: hireAt(state, ctx, config),
+        meterState: s.meterState,
+      },
+    };
+  }
   const present: Presence[] = [];
   const entered: Presence[] = [];
   // Still followed just after leaving (a departed presence is not re-entered by this: a new

@@ -1,4 +1,4 @@
-import { defineRule, type Finding, noFindings } from '../../../engine/rule.js';
+import { defineRule, type Finding, keepState, noFindings } from '../../../engine/rule.js';
 import { fine } from '../../common/penalty-helpers.js';
 import { type LastReport, shouldReport } from '../../common/report-throttle.js';
 import { round } from '../../common/round.js';
@@ -108,7 +108,7 @@ export const boardingAtRegularStopRule = defineRule<State, SpConfig, SpContext>(
   step(state, ctx, config) {
     const ended = ctx.dwell.stopDwellEnded;
     const dwell = ctx.dwell.stopDwell;
-    if (state.dwell === null && dwell === null && ended === null) return { state, findings: noFindings };
+    if (state.dwell === null && dwell === null && ended === null) return keepState;
     const findings: Finding[] = ended ? decide(ended, state, config) : [];
     let raised = ended && state.raised?.dwellId === ended.id ? null : state.raised;
     if (dwell) {

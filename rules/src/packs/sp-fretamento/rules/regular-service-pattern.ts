@@ -1,4 +1,4 @@
-import { defineRule, type Finding, noFindings } from '../../../engine/rule.js';
+import { defineRule, type Finding, keepState } from '../../../engine/rule.js';
 import type { PenaltySpec } from '../../../violations/violation.js';
 import type { SpConfig } from '../config.js';
 import type { SpContext } from '../context.js';
@@ -127,7 +127,7 @@ export const regularServicePatternRule = defineRule<State, SpConfig, SpContext>(
     const trip = ctx.charterTrip.trip;
     const ended = ctx.dwell.stopDwellEnded;
     const open = ctx.dwell.stopDwell;
-    if (state.tripId === trip.id && ended === null && open === state.openDwell) return { state, findings: noFindings };
+    if (state.tripId === trip.id && ended === null && open === state.openDwell) return keepState;
     const findings: Finding[] = [];
     let s = state;
     // A dwell that ends belongs to the trip it was part of, even if that trip ends at this sample.
