@@ -166,7 +166,7 @@ export function overchargeRule<C>(spec: {
     init: () => idle.state,
     step(state, ctx, config) {
       if (state.acc === null && ctx.trip.current === null) return idle;
-      const findings: Finding[] = [];
+      let findings: readonly Finding[] = noFindings;
       let acc = state.acc;
       const ended = ctx.trip.ended;
       if (acc && ended && ended.id === acc.id) {
@@ -178,12 +178,12 @@ export function overchargeRule<C>(spec: {
           ended.maxIntervalS <= s.maxSampleIntervalS;
         if (traceComplete && ended.maxFareCents !== null) {
           const f = decide(acc, ended.maxFareCents, config);
-          if (f) findings.push(f);
+          if (f) findings = [f];
         }
         acc = null;
       }
       const trip = ctx.trip.current;
-      if (!trip) return { state: { acc: null }, findings };
+      if (!trip) return { state: idle.state, findings };
       const s = ctx.sample;
       if (!acc || acc.id !== trip.id) {
         const settings = spec.settings(config);

@@ -1,6 +1,7 @@
 import type { Pack } from '@vigia/core';
 import type { PackRule, RuleMeta } from '../../engine/rule.js';
 import type { SampleFacts } from '../../engine/sample-facts.js';
+import type { ZoneKind } from '../../registry/records.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import type { PlaceRef } from '../../violations/violation.js';
 import { round } from './round.js';
@@ -39,12 +40,24 @@ export interface LimitInForce {
  */
 export function limitInForce(ctx: SampleFacts, defaultKmh: number): LimitInForce {
   let best: LimitInForce | null = null;
-  for (const hit of ctx.registry.zonesAt(ctx.sample.lat, ctx.sample.lon, ctx.ms, ctx.pack, ['speed-limit'])) {
+  for (const hit of ctx.registry.zonesAt(ctx.sample.lat, ctx.sample.lon, ctx.ms, ctx.pack, speedLimitZones)) {
     const zoneLimit = hit.zone.speedLimitKmh;
     if (zoneLimit === null || (best !== null && zoneLimit >= best.limitKmh)) continue;
     best = { limitKmh: zoneLimit, zone: { id: hit.zone.id, kind: 'zone', name: hit.zone.name } };
   }
-  return best ?? { limitKmh: defaultKmh, zone: null };
+  return best ?? packDefault(defaultKmh);
+}
+
+// Asked on every moving sample: the zone kinds and the answer outside every zone are shared.
+const speedLimitZones: readonly ZoneKind[] = Object.freeze(['speed-limit']);
+const packDefaults = new Map<number, LimitInForce>();
+function packDefault(limitKmh: number): LimitInForce {
+  let answer = packDefaults.get(limitKmh);
+  if (answer === undefined) {
+    answer = Object.freeze({ limitKmh, zone: null });
+    packDefaults.set(limitKmh, answer);
+  }
+  return answer;
 }
 
 /**

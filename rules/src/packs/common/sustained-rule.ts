@@ -79,18 +79,20 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
     step(state, ctx, config) {
       const observation = spec.observe(ctx, config);
       if (observation === null && state.run === null) return idle;
-      const findings: Finding[] = [];
+      // At most the end of the previous run and the news of this one; most steps have neither.
+      let ended: Finding | null = null;
+      let news: Finding | null = null;
       let run = state.run;
       const key = observation?.key ?? null;
       const breaks =
         ctx.gapBefore || observation === null || key !== state.key || spec.breaksBefore?.(ctx, config) === true;
       let reported = state.reported;
       if (run && breaks) {
-        if (run.raised) findings.push(finding(run, state.place, 'final', config));
+        if (run.raised) ended = finding(run, state.place, 'final', config);
         run = null;
         reported = null;
       }
-      if (!observation) return { state: { run: null, key: null, place: null, reported: null }, findings };
+      if (!observation) return { state: idleState, findings: ended === null ? noFindings : [ended] };
       const place = observation.place ?? (run ? state.place : null);
       // Telemetry of this stretch arrived out of order: the run may hide a break it cannot see.
       const suspected = observation.suspected || ctx.lateDropped > 0;
@@ -100,12 +102,13 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
       if (spec.qualifies(run, config)) {
         const confidence = confidenceOf(run.suspected);
         if (shouldReport(reported, run.lastMs, confidence, null, ctx.general.updateIntervalS)) {
-          findings.push(finding(run, place, 'ongoing', config));
+          news = finding(run, place, 'ongoing', config);
           reported = { endedAt: run.lastMs, confidence, variant: null };
         }
         // A run already raised carries the flag through extendRun: copy it only the first time.
         if (!run.raised) run = { ...run, raised: true };
       }
+      const findings = ended === null ? (news === null ? noFindings : [news]) : news === null ? [ended] : [ended, news];
       return { state: { run, key, place, reported }, findings };
     },
     close(state, _info, config) {

@@ -70,8 +70,8 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
           // The facts object is fresh per sample: extend it rather than copy it (one allocation less per sample).
           const ctx: TaxiContext = Object.assign(facts, { trip: t.signal, stands: p.signal });
           const findings: Finding[] = [];
-          for (const slot of slots) {
-            const produced = slot.step(ctx);
+          for (let s = 0; s < slots.length; s++) {
+            const produced = (slots[s] as (typeof slots)[number]).step(ctx);
             for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
           }
           const atStand = p.signal.present.length > 0 || p.signal.left.length > 0 || p.signal.hire !== null;

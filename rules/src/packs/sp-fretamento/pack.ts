@@ -71,8 +71,8 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
           // The facts object is fresh per sample: extend it rather than copy it.
           const ctx: SpContext = Object.assign(facts, { dwell: d.signal, charterTrip: t.signal });
           const findings: Finding[] = [];
-          for (const slot of slots) {
-            const produced = slot.step(ctx);
+          for (let s = 0; s < slots.length; s++) {
+            const produced = (slots[s] as (typeof slots)[number]).step(ctx);
             for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
           }
           return findings;
