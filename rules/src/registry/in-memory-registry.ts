@@ -4,6 +4,7 @@ import KDBush from 'kdbush';
 import { distanceToAreaM } from '../geo/area.js';
 import { degreesAround, haversineM, localFrame, originToSegmentM, toLocal } from '../geo/distance.js';
 import { type BBox, bboxOfArea } from '../geo/geojson.js';
+import { BoxGrid } from './box-grid.js';
 import {
   type ContractRecord,
   type DriverRecord,
@@ -105,8 +106,11 @@ export class InMemoryRegistry implements RegistryView {
   private readonly stopIndex: KDBush | null;
   private readonly standList: StandRecord[];
   private readonly standIndex: Flatbush | null;
+  /** Which places have a stand near them at all: most look-ups need no search (box-grid.ts). */
+  private readonly standGrid: BoxGrid;
   private readonly zoneList: ZoneRecord[];
   private readonly zoneIndex: Flatbush | null;
+  private readonly zoneGrid: BoxGrid;
   private readonly contractsByVehicle = new Map<string, ContractRecord[]>();
   private readonly contractIndexOf = new Map<ContractRecord, number>();
   private readonly segments: RouteSegment[] = [];
@@ -138,9 +142,13 @@ export class InMemoryRegistry implements RegistryView {
     }
 
     this.standList = records.stands;
-    this.standIndex = buildBoxIndex(records.stands.map(areaBox));
+    const standBoxes = records.stands.map(areaBox);
+    this.standIndex = buildBoxIndex(standBoxes);
+    this.standGrid = new BoxGrid(standBoxes);
     this.zoneList = records.zones;
-    this.zoneIndex = buildBoxIndex(records.zones.map((z) => bboxOfArea(z.geometry)));
+    const zoneBoxes = records.zones.map((z) => bboxOfArea(z.geometry));
+    this.zoneIndex = buildBoxIndex(zoneBoxes);
+    this.zoneGrid = new BoxGrid(zoneBoxes);
 
     records.contracts.forEach((contract, contractIndex) => {
       this.contractIndexOf.set(contract, contractIndex);
@@ -220,6 +228,7 @@ export class InMemoryRegistry implements RegistryView {
     if (!this.standIndex) return [];
     const { dLat, dLon } = degreesAround(lat, marginM);
     const hits: StandHit[] = [];
+    if (!this.standGrid.mayIntersect(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) return hits;
     for (const i of this.standIndex.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
       const stand = this.standList[i];
       if (!stand || stand.pack !== pack || !inForce(stand, atMs)) continue;
@@ -233,6 +242,7 @@ export class InMemoryRegistry implements RegistryView {
     if (!this.zoneIndex) return [];
     const { dLat, dLon } = degreesAround(lat, marginM);
     const hits: ZoneHit[] = [];
+    if (!this.zoneGrid.mayIntersect(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) return hits;
     for (const i of this.zoneIndex.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
       const zone = this.zoneList[i];
       if (!zone || zone.pack !== pack || !kinds.includes(zone.kind) || !inForce(zone, atMs)) continue;
