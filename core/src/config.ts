@@ -74,6 +74,12 @@ export const configSchema = z.object({
   RULES_STATE_FILE: z.string().optional(),
   /** How often the rule state is checkpointed (embedded: to RULES_STATE_FILE; partitioned: each partition to Redis), in milliseconds. */
   RULES_CHECKPOINT_INTERVAL_MS: positiveInt(5000),
+  /**
+   * The most of its time a process spends writing checkpoints: a large state is checkpointed less
+   * often than RULES_CHECKPOINT_INTERVAL_MS, so that writing it takes at most this share of the
+   * time between two (0.05: a checkpoint that takes 0.5 s is written every 10 s at the most).
+   */
+  RULES_CHECKPOINT_MAX_COST_SHARE: z.coerce.number().gt(0).max(1).default(0.05),
   /** Partitioned mode: how many partitions (Redis streams) vehicles are hashed into; every ingest and rule worker must agree. */
   RULES_PARTITIONS: z.coerce.number().int().min(1).max(4096).default(64),
   /** Partitioned mode: how long a rule worker's lease on a partition lasts unrenewed (renewed every third of it), in milliseconds. A dead worker's partitions move after at most this. */

@@ -104,7 +104,10 @@ export function createIngestService(deps: {
       config.RULES_MODE === 'embedded'
         ? (config.RULES_STATE_FILE ?? join(config.DATA_DIR, 'rule-state.bin'))
         : undefined,
-    checkpointIntervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
+    checkpoints: {
+      intervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
+      maxCostShare: config.RULES_CHECKPOINT_MAX_COST_SHARE,
+    },
   });
   const writer = new BatchWriter({
     db,

@@ -15,6 +15,7 @@ import {
 } from '@vigia/rules';
 import type { Logger } from 'pino';
 import { upsertViolations, type ViolationUpsert } from '../violations/violation-writer.js';
+import { CheckpointPacer } from './checkpoint-pacer.js';
 import { loadRegistry } from './registry-loader.js';
 import { loadRulesConfig } from './rules-config.js';
 import { STORE_STAND_QUEUES_SQL } from './stand-queue-sql.js';
@@ -46,7 +47,9 @@ export class RulePipeline {
   /** Stand queues the engine reported changed and not yet stored (kept across a failed write). */
   private readonly unsavedQueues = new Map<string, StandQueueChange>();
   private readonly flushTimer: NodeJS.Timeout;
-  private readonly checkpointTimer: NodeJS.Timeout | undefined;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  private pacer: CheckpointPacer | undefined;
+  private closed = false;
   /** Samples were judged since the state file was last written (a quiet fleet costs no writes). */
   private unsaved = false;
   private readonly unsubscribe: () => void;
@@ -63,10 +66,11 @@ export class RulePipeline {
       metrics?: { rulesEvaluated(samples: number, seconds: number): void };
       /**
        * Where the engine's state is saved (RULES_STATE_FILE): restored on start, saved every
-       * `checkpointIntervalMs` and on close, so a restart continues open runs. None: not kept.
+       * checkpoint (`checkpoints`) and on close, so a restart continues open runs. None: not kept.
        */
       stateFile?: string | undefined;
-      checkpointIntervalMs?: number;
+      /** When the state file is written (`checkpoint-pacer.ts`); needed with `stateFile`. */
+      checkpoints?: { intervalMs: number; maxCostShare: number };
       /** How the registry is read; a rule worker shares one read among its partitions' pipelines. */
       loadRegistry?: () => ReturnType<typeof loadRegistry>;
     },
@@ -89,9 +93,9 @@ export class RulePipeline {
       30_000,
     );
     this.flushTimer.unref();
-    if (deps.stateFile) {
-      this.checkpointTimer = setInterval(() => this.enqueue(() => this.saveState()), deps.checkpointIntervalMs ?? 5000);
-      this.checkpointTimer.unref();
+    if (deps.stateFile && deps.checkpoints) {
+      this.pacer = new CheckpointPacer(deps.checkpoints.intervalMs, deps.checkpoints.maxCostShare, Date.now());
+      this.scheduleSave();
     }
   }
 
@@ -112,14 +116,27 @@ export class RulePipeline {
     return this.deps.loadRegistry ? this.deps.loadRegistry() : loadRegistry(this.deps.db, this.deps.log);
   }
 
-  /** The engine's state once everything queued so far is judged and stored (a partition's checkpoint). */
-  checkpoint(): Promise<Buffer> {
+  /**
+   * The engine's state once everything queued so far is judged and stored (a partition's
+   * checkpoint), and how long serialising it took (ms).
+   */
+  checkpoint(): Promise<{ state: Buffer; costMs: number }> {
     return new Promise((resolve, reject) => {
       void this.enqueue(async () => {
         if (!this.engine) reject(new Error('rule pipeline not started'));
-        else resolve(checkpointEngine(this.engine));
+        else resolve(timedCheckpoint(this.engine));
       });
     });
+  }
+
+  /** The state file's next write, when the pacer says it is due. */
+  private scheduleSave(): void {
+    const pacer = this.pacer;
+    if (!pacer || this.closed) return;
+    this.checkpointTimer = setTimeout(() => {
+      void this.enqueue(() => this.saveState()).finally(() => this.scheduleSave());
+    }, pacer.delayMs(Date.now()));
+    this.checkpointTimer.unref();
   }
 
   /** The state a previous run saved (RULES_STATE_FILE), if any; a refused file is set aside, not fatal. */
@@ -146,10 +163,16 @@ export class RulePipeline {
   /** Writes the engine's state beside, then over, the state file: a crash mid-write leaves the previous one. */
   private async saveState(): Promise<void> {
     const file = this.deps.stateFile;
-    if (!file || !this.engine || !this.unsaved) return;
+    if (!file || !this.engine || !this.unsaved) {
+      // Nothing new to save: look again an interval later.
+      this.pacer?.done(Date.now(), 0);
+      return;
+    }
     // Cleared first: samples judged while the file is written make the next save due.
     this.unsaved = false;
-    const bytes = checkpointEngine(this.engine);
+    const startedMs = Date.now();
+    const { state: bytes, costMs } = timedCheckpoint(this.engine);
+    this.pacer?.done(startedMs, costMs);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(`${file}.tmp`, bytes);
     await rename(`${file}.tmp`, file);
@@ -348,7 +371,8 @@ export class RulePipeline {
 
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
-    clearInterval(this.checkpointTimer);
+    this.closed = true;
+    clearTimeout(this.checkpointTimer);
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.unsubscribe();
     // Open runs are not finished on shutdown: their state is saved, and the next start resumes them.
@@ -435,4 +459,11 @@ async function priorViolations(tx: Queryable, events: readonly ViolationEvent[])
     item: r.item,
     matricula: r.matricula,
   }));
+}
+
+/** The engine's checkpoint and the wall time its synchronous serialisation took (`CheckpointPacer`). */
+function timedCheckpoint(engine: RuleEngine): { state: Buffer; costMs: number } {
+  const started = performance.now();
+  const state = checkpointEngine(engine);
+  return { state, costMs: performance.now() - started };
 }

@@ -3,6 +3,7 @@ import type { Database } from '@vigia/db';
 import { CheckpointError } from '@vigia/rules';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { CheckpointPacer } from '../checkpoint-pacer.js';
 import { loadRegistry } from '../registry-loader.js';
 import { RulePipeline } from '../rule-pipeline.js';
 import type { PartitionLeases } from './partition-leases.js';
@@ -23,7 +24,7 @@ interface Owned {
  * partition it holds, fed from the partition's stream. Taking a partition over restores its
  * checkpoint and replays the stream from the checkpoint's position, so the engine says what an
  * uninterrupted one would; violations are upserted by event key, so what the replay says again
- * is not stored twice. A checkpoint is written every `checkpointIntervalMs`, when a partition is
+ * is not stored twice. A checkpoint round is written when the pacer says (`checkpoint-pacer.ts`), when a partition is
  * handed back and on close.
  */
 export class RuleWorker {
@@ -32,7 +33,7 @@ export class RuleWorker {
   private loop: Promise<void> | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
-  private lastCheckpointMs = Date.now();
+  private readonly pacer: CheckpointPacer;
   private registryRead: { at: number; result: ReturnType<typeof loadRegistry> } | undefined;
   private readonly keys: ReturnType<typeof ruleKeys>;
 
@@ -48,10 +49,12 @@ export class RuleWorker {
       leases: PartitionLeases;
       prefix: string;
       configFile?: string | undefined;
-      checkpointIntervalMs: number;
+      /** When checkpoints are written (`checkpoint-pacer.ts`). */
+      checkpoints: { intervalMs: number; maxCostShare: number };
     },
   ) {
     this.keys = ruleKeys(deps.prefix);
+    this.pacer = new CheckpointPacer(deps.checkpoints.intervalMs, deps.checkpoints.maxCostShare, Date.now());
   }
 
   get id(): string {
@@ -141,21 +144,22 @@ export class RuleWorker {
     return this.registryRead.result;
   }
 
-  private async checkpoint(p: number): Promise<boolean> {
+  /** Writes partition `p`'s checkpoint; resolves with what serialising it cost (ms), or null when the lease was lost. */
+  private async checkpoint(p: number): Promise<number | null> {
     const owned = this.owned.get(p);
-    if (!owned) return false;
+    if (!owned) return null;
     const position = owned.position;
-    const state = await owned.pipeline.checkpoint();
+    const { state, costMs } = await owned.pipeline.checkpoint();
     if (!(await this.deps.leases.saveCheckpoint(p, state, position))) {
       await this.drop(p, 'lease lost at checkpoint');
-      return false;
+      return null;
     }
     owned.saved = position;
-    return true;
+    return costMs;
   }
 
   private async handBack(p: number): Promise<void> {
-    if (await this.checkpoint(p)) {
+    if ((await this.checkpoint(p)) !== null) {
       await this.deps.leases.release(p);
       await this.drop(p, 'handed back');
     }
@@ -173,8 +177,7 @@ export class RuleWorker {
     while (this.running) {
       try {
         await this.readOnce();
-        if (Date.now() - this.lastCheckpointMs >= this.deps.checkpointIntervalMs) {
-          this.lastCheckpointMs = Date.now();
+        if (this.pacer.due(Date.now())) {
           // In turn with the lease rounds: a checkpoint never races a hand-back of the same partition.
           this.ticking = this.ticking.then(() => this.checkpointAll());
           await this.ticking;
@@ -186,8 +189,13 @@ export class RuleWorker {
     }
   }
 
+  /** A round over the partitions with news since their last checkpoint; paced by what the round cost. */
   private async checkpointAll(): Promise<void> {
-    for (const [p, owned] of [...this.owned]) if (owned.position !== owned.saved) await this.checkpoint(p);
+    const startedMs = Date.now();
+    let costMs = 0;
+    for (const [p, owned] of [...this.owned])
+      if (owned.position !== owned.saved) costMs += (await this.checkpoint(p)) ?? 0;
+    this.pacer.done(startedMs, costMs);
   }
 
   private async readOnce(): Promise<void> {

@@ -35,7 +35,10 @@ const worker = await startOrExit('vigia-rules', async () => {
     leases,
     prefix: config.REDIS_PREFIX,
     configFile: config.RULES_CONFIG_FILE,
-    checkpointIntervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
+    checkpoints: {
+      intervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
+      maxCostShare: config.RULES_CHECKPOINT_MAX_COST_SHARE,
+    },
   });
   await rules.start();
   log.info({ workerId, partitions: rules.partitions() }, 'rule worker running');
