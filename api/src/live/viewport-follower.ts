@@ -1,0 +1,100 @@
+import type { FleetUpdate } from '@vigia/core';
+import { type FleetDelta, FleetDeltaEncoder } from './fleet-delta.js';
+import type { Viewport } from './live-protocol.js';
+
+/** `[west, south, east, north]` in degrees. */
+export type Area = readonly [number, number, number, number];
+
+/**
+ * The viewport's bbox grown by `margin` of its width and height on each side (clamped to the
+ * globe), so that a vehicle about to enter the view is already drawn and a small pan needs no
+ * round trip.
+ */
+export function areaOf(viewport: Viewport, margin: number): Area {
+  const [west, south, east, north] = viewport.bbox;
+  const dx = (east - west) * margin;
+  const dy = (north - south) * margin;
+  return [Math.max(-180, west - dx), Math.max(-90, south - dy), Math.min(180, east + dx), Math.min(90, north + dy)];
+}
+
+export function inArea(area: Area, lat: number, lon: number): boolean {
+  return lon >= area[0] && lon <= area[2] && lat >= area[1] && lat <= area[3];
+}
+
+export interface ViewportFollowerOptions {
+  /** LIVE_VIEWPORT_MARGIN: the area is the view plus this share of its size on each side. */
+  margin: number;
+  /** LIVE_OUTSIDE_REFRESH_MS: a vehicle outside the area waits at most this long before it is sent. */
+  outsideRefreshMs: number;
+}
+
+/**
+ * One socket's viewport subscription: decides, at each push, which of its scope's updates it gets
+ * now and encodes them as a delta. Inside the area: at once. A vehicle leaving the area: at once
+ * too (its last position, outside, so the map does not keep it in view). Outside: held and sent
+ * once it has waited `outsideRefreshMs`, the newest sample then; the client still counts and
+ * judges those vehicles (offline after OFFLINE_AFTER_S), only later and with fewer bytes.
+ */
+export class ViewportFollower {
+  private readonly encoder = new FleetDeltaEncoder();
+  /** Outside the area and not sent yet: the newest update, and since when the vehicle has been waiting. */
+  private readonly held = new Map<string, { update: FleetUpdate; sinceMs: number }>();
+  private area: Area;
+
+  constructor(
+    viewport: Viewport,
+    private readonly options: ViewportFollowerOptions,
+  ) {
+    this.area = areaOf(viewport, options.margin);
+  }
+
+  /**
+   * A new view: the vehicles of the scope now in the area (`known`: this process's newest update of
+   * each vehicle), as far as the socket was not sent them already. Returns the delta and how many
+   * vehicles of the scope are in the area.
+   */
+  move(viewport: Viewport, known: Iterable<FleetUpdate>): { delta: FleetDelta | null; inView: number } {
+    this.area = areaOf(viewport, this.options.margin);
+    const entering: FleetUpdate[] = [];
+    for (const update of known) {
+      if (!inArea(this.area, update.lat, update.lon)) continue;
+      entering.push(update);
+      this.held.delete(update.vehicleId);
+    }
+    return { delta: this.encoder.encode(entering), inView: entering.length };
+  }
+
+  /** The push at `nowMs` of this batch of updates, all in the socket's scope. */
+  take(updates: readonly FleetUpdate[], nowMs: number): FleetDelta | null {
+    const now: FleetUpdate[] = [];
+    for (const update of updates) {
+      if (this.isWanted(update)) {
+        now.push(update);
+        this.held.delete(update.vehicleId);
+        continue;
+      }
+      const waiting = this.held.get(update.vehicleId);
+      this.held.set(update.vehicleId, { update, sinceMs: waiting?.sinceMs ?? nowMs });
+    }
+    for (const [vehicleId, waiting] of this.held) {
+      if (nowMs - waiting.sinceMs < this.options.outsideRefreshMs) continue;
+      now.push(waiting.update);
+      this.held.delete(vehicleId);
+    }
+    return this.encoder.encode(now);
+  }
+
+  /** Everything still held, for a socket going back to the whole feed. */
+  release(): FleetDelta | null {
+    const rest = [...this.held.values()].map((waiting) => waiting.update);
+    this.held.clear();
+    return this.encoder.encode(rest);
+  }
+
+  /** In the area now, or the socket last saw it there (it is leaving). */
+  private isWanted(update: FleetUpdate): boolean {
+    if (inArea(this.area, update.lat, update.lon)) return true;
+    const seen = this.encoder.lastSent(update.vehicleId);
+    return seen !== undefined && inArea(this.area, seen.lat, seen.lon);
+  }
+}
