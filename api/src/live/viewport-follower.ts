@@ -28,17 +28,32 @@ export interface ViewportFollowerOptions {
   outsideRefreshMs: number;
 }
 
+/** How many slices the outside refresh is cut into: each push sends the slices whose turn has come. */
+const SLOTS = 256;
+
+/** A vehicle's slice: fixed per vehicle, spread evenly over the fleet. */
+function slotOf(vehicleId: string): number {
+  let hash = 2166136261;
+  for (let i = 0; i < vehicleId.length; i++) hash = Math.imul(hash ^ vehicleId.charCodeAt(i), 16777619);
+  return (hash >>> 0) % SLOTS;
+}
+
 /**
  * One socket's viewport subscription: decides, at each push, which of its scope's updates it gets
  * now and encodes them as a delta. Inside the area: at once. A vehicle leaving the area: at once
- * too (its last position, outside, so the map does not keep it in view). Outside: held and sent
- * once it has waited `outsideRefreshMs`, the newest sample then; the client still counts and
- * judges those vehicles (offline after OFFLINE_AFTER_S), only later and with fewer bytes.
+ * too (its last position, outside, so the map does not keep it in view). Outside: held, newest
+ * sample only, and sent when its slice's turn comes; the slices take turns over
+ * `outsideRefreshMs`, so no vehicle waits longer and every push carries about the same share of
+ * them (waiting a fixed time from the first held sample would bunch a fleet that reports in step
+ * into bursts). The client still counts and judges those vehicles (offline after
+ * OFFLINE_AFTER_S), only later and with fewer bytes.
  */
 export class ViewportFollower {
   private readonly encoder = new FleetDeltaEncoder();
-  /** Outside the area and not sent yet: the newest update, and since when the vehicle has been waiting. */
-  private readonly held = new Map<string, { update: FleetUpdate; sinceMs: number }>();
+  /** Outside the area and not sent yet, by slice: each vehicle's newest update. */
+  private readonly held = Array.from({ length: SLOTS }, () => new Map<string, FleetUpdate>());
+  /** The last slice turn sent (a count of `outsideRefreshMs / SLOTS` periods since the epoch). */
+  private lastTurn: number | null = null;
   private area: Area;
 
   constructor(
@@ -59,7 +74,7 @@ export class ViewportFollower {
     for (const update of known) {
       if (!inArea(this.area, update.lat, update.lon)) continue;
       entering.push(update);
-      this.held.delete(update.vehicleId);
+      this.held[slotOf(update.vehicleId)]?.delete(update.vehicleId);
     }
     return { delta: this.encoder.encode(entering), inView: entering.length };
   }
@@ -68,27 +83,33 @@ export class ViewportFollower {
   take(updates: readonly FleetUpdate[], nowMs: number): FleetDelta | null {
     const now: FleetUpdate[] = [];
     for (const update of updates) {
+      const slot = this.held[slotOf(update.vehicleId)] as Map<string, FleetUpdate>;
       if (this.isWanted(update)) {
         now.push(update);
-        this.held.delete(update.vehicleId);
-        continue;
+        slot.delete(update.vehicleId);
+      } else {
+        slot.set(update.vehicleId, update);
       }
-      const waiting = this.held.get(update.vehicleId);
-      this.held.set(update.vehicleId, { update, sinceMs: waiting?.sinceMs ?? nowMs });
     }
-    for (const [vehicleId, waiting] of this.held) {
-      if (nowMs - waiting.sinceMs < this.options.outsideRefreshMs) continue;
-      now.push(waiting.update);
-      this.held.delete(vehicleId);
-    }
+    const turn = Math.floor(nowMs / (this.options.outsideRefreshMs / SLOTS));
+    // Every slice whose turn came since the last push (all of them after a long pause).
+    const from = this.lastTurn === null ? turn : Math.max(this.lastTurn + 1, turn - SLOTS + 1);
+    for (let t = from; t <= turn; t++) this.drain(t % SLOTS, now);
+    this.lastTurn = turn;
     return this.encoder.encode(now);
   }
 
   /** Everything still held, for a socket going back to the whole feed. */
   release(): FleetDelta | null {
-    const rest = [...this.held.values()].map((waiting) => waiting.update);
-    this.held.clear();
+    const rest: FleetUpdate[] = [];
+    for (let slot = 0; slot < SLOTS; slot++) this.drain(slot, rest);
     return this.encoder.encode(rest);
+  }
+
+  private drain(slot: number, into: FleetUpdate[]): void {
+    const held = this.held[slot] as Map<string, FleetUpdate>;
+    for (const update of held.values()) into.push(update);
+    held.clear();
   }
 
   /** In the area now, or the socket last saw it there (it is leaving). */
