@@ -8,6 +8,8 @@ interface TraceEvent {
   ph: string;
   ts: number;
   dur?: number;
+  /** Thread (CPU) time of the event, in µs: what the thread ran, without the time it waited for a core. */
+  tdur?: number;
   pid: number;
   tid: number;
 }
@@ -16,6 +18,11 @@ interface TraceEvent {
 export interface UpdateCost {
   /** Every top-level task from the one that received the update to the one that received the next. */
   busyMs: number;
+  /**
+   * The CPU time of the same tasks: on a loaded machine a task's wall time includes the time its
+   * thread waited for a core, which is the machine's doing, not the page's.
+   */
+  cpuMs: number;
   /** The longest of those tasks: how long the page could not answer input or draw a frame. */
   longestTaskMs: number;
   tasks: number;
@@ -48,6 +55,7 @@ export function updateCosts(trace: Buffer, markName: string): UpdateCost[] {
     const durations = inWindow.map((t) => (t.dur ?? 0) / 1000);
     costs.push({
       busyMs: durations.reduce((sum, d) => sum + d, 0),
+      cpuMs: inWindow.reduce((sum, t) => sum + (t.tdur ?? t.dur ?? 0), 0) / 1000,
       longestTaskMs: Math.max(0, ...durations),
       tasks: inWindow.length,
     });

@@ -22,7 +22,9 @@
  * A script that prints figures, not a test.
  */
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FleetUpdate, seededRandom } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
@@ -50,6 +52,10 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
+/** Set to print, per view, the page's functions that took the most main-thread time (V8 CPU profile). */
+const PROFILE = process.env.BENCH_MAP_PROFILE === '1';
+/** Set to a folder to keep each view's trace (open it in Chromium's DevTools, Performance panel). */
+const TRACE_DIR = process.env.BENCH_MAP_TRACE_DIR;
 const TICK_MS = 100;
 const MARK = 'vigia-live-update';
 
@@ -196,6 +202,8 @@ try {
     published += updates.length;
     void sys.bus.publish({ type: 'fleet', updates });
   }, TICK_MS);
+  // As on a server that has run a while: every vehicle has reported once before the page opens.
+  await new Promise((resolve) => setTimeout(resolve, REPORT_S * 1000));
 
   // A plain socket beside the page: the bytes every `fleet` push costs without a viewport.
   const plainBytes: number[] = [];
@@ -235,8 +243,11 @@ try {
   await page
     .waitForFunction(
       (expected) => {
-        const vigia = (globalThis as { vigia?: { map: { loaded(): boolean }; vehicles(): unknown[] } }).vigia;
-        return vigia?.map.loaded() === true && vigia.vehicles().length >= expected;
+        // The vehicle layer exists once the style has loaded (`loaded()` is false while any tile
+        // loads, which with 20 000 vehicles moving is most of the time).
+        const vigia = (globalThis as { vigia?: { map: { getLayer(id: string): unknown }; vehicles(): unknown[] } })
+          .vigia;
+        return vigia?.map.getLayer('vehicles-circle') !== undefined && vigia.vehicles().length >= expected;
       },
       VEHICLES,
       { timeout: 180_000, polling: 500 },
@@ -267,11 +278,25 @@ try {
     plainBytes.length = 0;
     const cpu = process.cpuUsage();
     const publishedBefore = published;
+    const profiler = PROFILE ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.start');
+    }
     await browser.startTracing(page, {
-      categories: ['disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing', '__metadata'],
+      categories: [
+        'devtools.timeline',
+        'disabled-by-default-devtools.timeline',
+        'toplevel',
+        'blink.user_timing',
+        'v8.execute',
+        '__metadata',
+      ],
     });
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     const trace = await browser.stopTracing();
+    const profile = profiler ? (await profiler.send('Profiler.stop')).profile : null;
+    if (TRACE_DIR) await writeFile(join(TRACE_DIR, `map-bench-${view}.json`), trace);
     const used = process.cpuUsage(cpu);
     const pushed = published - publishedBefore;
     const sizes = await page.evaluate(() => [...(globalThis as unknown as { __benchSizes: number[] }).__benchSizes]);
@@ -304,6 +329,13 @@ try {
     );
     console.log(
       line(
+        'main-thread CPU per update',
+        costs.map((c) => c.cpuMs),
+        'ms',
+      ),
+    );
+    console.log(
+      line(
         'longest task per update',
         costs.map((c) => c.longestTaskMs),
         'ms',
@@ -324,6 +356,7 @@ try {
           'KiB',
         ),
       );
+    if (profile) printHotFunctions(profile);
     console.log(
       `  server and feed process: ${((used.user + used.system) / Math.max(1, pushed)).toFixed(1)} µs CPU per vehicle update published (${pushed} updates)`,
     );
@@ -334,6 +367,34 @@ try {
   await browser.close();
   await sys.close();
   await scratch.drop();
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** Self time by function over the profile, the 15 largest. */
+function printHotFunctions(profile: CpuProfile): void {
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  let total = 0;
+  samples.forEach((id, index) => {
+    const frame = byNode.get(id)?.callFrame;
+    if (!frame) return;
+    const dt = (deltas[index + 1] ?? 0) / 1000;
+    const file = frame.url.split('/').pop() ?? '';
+    const key = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber}`;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    total += dt;
+  });
+  console.log(`  main-thread self time by function (${total.toFixed(0)} ms sampled):`);
+  for (const [key, msSpent] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+    console.log(`    ${msSpent.toFixed(0).padStart(6)} ms  ${key}`);
+  }
 }
 
 interface MapCamera {
