@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FleetUpdate, seededRandom } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { io } from 'socket.io-client';
 import { startSystem } from '../system.js';
 import { quantile, type UpdateCost, updateCosts } from './main-thread-trace.js';
@@ -171,6 +171,8 @@ const sys = await startSystem(
     DEMO: 'off',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The live feed's settings (LIVE_PUSH_INTERVAL_MS, LIVE_VIEWPORT_MARGIN, LIVE_OUTSIDE_REFRESH_MS) as set.
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('LIVE_'))),
   },
   { ingest: false, api: true },
 );
@@ -181,7 +183,7 @@ try {
   await insertFleet(fleet);
   console.log(
     `${VEHICLES} vehicles, each reporting every ${REPORT_S} s (${Math.round(VEHICLES / REPORT_S)} updates/s), ` +
-      `LIVE_PUSH_INTERVAL_MS ${sys.config.LIVE_PUSH_INTERVAL_MS}; ${cpus().length} cores, load average ${loadavg()
+      `LIVE_PUSH_INTERVAL_MS ${sys.config.LIVE_PUSH_INTERVAL_MS}, LIVE_OUTSIDE_REFRESH_MS ${sys.config.LIVE_OUTSIDE_REFRESH_MS}; ${cpus().length} cores, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
   );
@@ -276,6 +278,9 @@ try {
       (globalThis as unknown as { __benchSizes: number[] }).__benchSizes.length = 0;
     });
     plainBytes.length = 0;
+    // First without the trace, which costs the page something itself: Chromium's own count of the
+    // main thread's CPU time (CDP Performance `ThreadTime`) over as many updates, a mean only.
+    const untraced = await untracedCpuPerUpdate(page);
     const cpu = process.cpuUsage();
     const publishedBefore = published;
     const profiler = PROFILE ? await page.context().newCDPSession(page) : null;
@@ -335,6 +340,9 @@ try {
       ),
     );
     console.log(
+      `  main-thread CPU per update, untraced   mean ${fmt(untraced.cpuMsPerUpdate)} ms over ${untraced.updates} updates`,
+    );
+    console.log(
       line(
         'longest task per update',
         costs.map((c) => c.longestTaskMs),
@@ -367,6 +375,20 @@ try {
   await browser.close();
   await sys.close();
   await scratch.drop();
+}
+
+async function untracedCpuPerUpdate(page: Page): Promise<{ cpuMsPerUpdate: number; updates: number }> {
+  const session = await page.context().newCDPSession(page);
+  await session.send('Performance.enable', { timeDomain: 'threadTicks' });
+  const threadTime = async () =>
+    (await session.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN;
+  const count = () => page.evaluate(() => (globalThis as unknown as { __benchSizes: number[] }).__benchSizes.length);
+  const [t0, n0] = [await threadTime(), await count()];
+  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+  const [t1, n1] = [await threadTime(), await count()];
+  await session.detach();
+  const updates = n1 - n0;
+  return { cpuMsPerUpdate: ((t1 - t0) * 1000) / Math.max(1, updates), updates };
 }
 
 interface CpuProfile {
