@@ -216,6 +216,24 @@ describe('/live viewport subscription', () => {
     expect(client.fleets).toEqual([]);
   });
 
+  it('takes the newest of a burst of viewports', async () => {
+    const client = await connect(sys.adminToken);
+    const belem = { bbox: [-48.6, -1.6, -48.4, -1.3], zoom: 12 };
+    const burst = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? view : belem));
+    burst.push(belem);
+    const answers = await Promise.allSettled(burst.map((viewport) => client.viewport(viewport)));
+    // The last answers come (the oldest of a burst may be left unanswered); the newest view holds.
+    expect(answers.at(-1)).toMatchObject({ status: 'fulfilled', value: { ok: true } });
+    const watcher = await connect(sys.adminToken);
+    await publish(update('v-burst-df', operatorA, inside), update('v-burst-belem', operatorA, far));
+    await waitFor(
+      'the watcher to see both',
+      () => watcher.state.has('v-burst-df') && watcher.state.has('v-burst-belem'),
+    );
+    await waitFor('the Belém vehicle', () => client.state.has('v-burst-belem'));
+    expect(client.state.has('v-burst-df')).toBe(false);
+  });
+
   it('goes back to the whole feed with a null viewport, sending what it held first', async () => {
     const client = await connect(sys.adminToken);
     expect((await client.viewport(view)).ok).toBe(true);

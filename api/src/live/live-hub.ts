@@ -15,6 +15,8 @@ import { SocketSessions, socketRefusal } from './socket-sessions.js';
 import { ViewportFollower, type ViewportFollowerOptions } from './viewport-follower.js';
 
 export const LIVE_NAMESPACE = '/live';
+/** Acknowledgements of one socket's viewport messages kept until the next push. */
+const MAX_WAITING_ACKS = 8;
 const ALL_ROOM = 'fleet:all';
 const operatorRoom = (operatorId: string) => `fleet:op:${operatorId}`;
 /** A vehicle another operator declared to a radio operator (Belém Art. 42–44): its dispatchers see it move. */
@@ -93,6 +95,11 @@ export class LiveHub {
   private readonly latest = new Map<string, FleetUpdate>();
   /** Sockets that sent a viewport, by socket id: they get `fleet-delta` instead of the rooms' `fleet`. */
   private readonly followers = new Map<string, ViewportFollower>();
+  /** Viewport messages since the last push, the newest per socket, with every acknowledgement to answer. */
+  private readonly viewportRequests = new Map<
+    string,
+    { socket: Socket; viewport: ViewportMessage; acks: Array<(answer: ViewportAck) => void> }
+  >();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private readonly redisClients: Redis[] = [];
@@ -145,7 +152,10 @@ export class LiveHub {
           typeof ack === 'function' ? (ack as (answer: ViewportAck) => void) : undefined,
         ),
       );
-      socket.on('disconnect', () => this.followers.delete(socket.id));
+      socket.on('disconnect', () => {
+        this.followers.delete(socket.id);
+        this.viewportRequests.delete(socket.id);
+      });
     });
     this.timer = setInterval(() => this.push(), opts.pushIntervalMs);
     // Sockets hold the HTTP server open: drop them when the server starts closing.
@@ -155,9 +165,10 @@ export class LiveHub {
   }
 
   /**
-   * A socket's `viewport` message: follow the new area (sending what is in it), or with `null` go
-   * back to the whole scope. A malformed message is refused in the acknowledgement and logged; the
-   * socket keeps what it had.
+   * A socket's `viewport` message. A malformed one is refused in the acknowledgement and logged;
+   * the socket keeps what it had. A valid one is applied at the next push (the newest of a burst,
+   * every acknowledgement answered then), so a client sending viewports as fast as it can costs
+   * one pass over the fleet per push, as a quiet one does.
    */
   private onViewport(socket: Socket, message: unknown, ack: ((answer: ViewportAck) => void) | undefined): void {
     const parsed = viewportMessageSchema.safeParse(message);
@@ -170,30 +181,45 @@ export class LiveHub {
       ack?.({ ok: false, code: 'INVALID_VIEWPORT', message: detail.join('; ') });
       return;
     }
-    this.follow(socket, parsed.data, ack);
+    const waiting = this.viewportRequests.get(socket.id);
+    this.viewportRequests.set(socket.id, {
+      socket,
+      viewport: parsed.data,
+      // The last few: a client that never waits for its answers gets no more (its oldest time out).
+      acks: [...(waiting?.acks ?? []), ...(ack ? [ack] : [])].slice(-MAX_WAITING_ACKS),
+    });
   }
 
-  private follow(socket: Socket, viewport: ViewportMessage, ack: ((answer: ViewportAck) => void) | undefined): void {
+  private applyViewportRequests(): void {
+    for (const { socket, viewport, acks } of this.viewportRequests.values()) {
+      if (!socket.connected) continue;
+      const answer = this.follow(socket, viewport);
+      for (const ack of acks) ack(answer);
+    }
+    this.viewportRequests.clear();
+  }
+
+  private follow(socket: Socket, viewport: ViewportMessage): ViewportAck {
     const follower = this.followers.get(socket.id);
     if (viewport === null) {
       this.followers.delete(socket.id);
       // What was held for later goes now: from here on the rooms' `fleet` pushes carry the rest.
       const rest = follower?.release();
       if (rest) socket.emit(FLEET_DELTA_EVENT, rest);
-      ack?.({ ok: true, inView: 0 });
-      return;
+      return { ok: true, inView: 0 };
     }
     const current = follower ?? new ViewportFollower(viewport, this.opts.viewport);
     this.followers.set(socket.id, current);
     const scoped = [...this.latest.values()].filter((update) => roomsSee(socket.rooms, update));
     const { delta, inView } = current.move(viewport, scoped);
     if (delta) socket.emit(FLEET_DELTA_EVENT, delta);
-    ack?.({ ok: true, inView });
+    return { ok: true, inView };
   }
 
   private push(): void {
     const updates = [...this.pending.values()];
     this.pending = new Map();
+    this.applyViewportRequests();
     this.pushToFollowers(updates);
     if (updates.length === 0) return;
     // The rooms' `fleet` goes to every socket of the room but those following a viewport.
