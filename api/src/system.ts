@@ -147,6 +147,7 @@ export async function startSystem(
       log,
       revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
       declaredVehicles: declaredVehiclesOf(db),
+      viewport: { margin: config.LIVE_VIEWPORT_MARGIN, outsideRefreshMs: config.LIVE_OUTSIDE_REFRESH_MS },
     });
     // The taxis' side of dispatch (`/driver`), on the same Socket.IO server and adapter as `/live`.
     driver = new DriverHub({

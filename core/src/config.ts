@@ -138,6 +138,16 @@ export const configSchema = z.object({
   IMPORT_MAX_CONCURRENT: positiveInt(2),
   /** Interval of the batched live push to dashboards, in milliseconds (at most 500 by contract). */
   LIVE_PUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(500).default(500),
+  /**
+   * A `/live` socket that sent its viewport gets the vehicles in the view grown by this share of its
+   * width and height on each side at every push: a vehicle about to enter is already drawn.
+   */
+  LIVE_VIEWPORT_MARGIN: z.coerce.number().min(0).max(2).default(0.25),
+  /**
+   * ... and the rest of its scope at most this late, in milliseconds: counts and "offline" stay
+   * right with fewer bytes. Kept under OFFLINE_AFTER_S, or a quiet area would show vehicles offline.
+   */
+  LIVE_OUTSIDE_REFRESH_MS: z.coerce.number().int().min(500).default(30_000),
   /** A vehicle with no sample for this many seconds is shown offline. */
   OFFLINE_AFTER_S: positiveInt(120),
   /** Telemetry older than this many days is dropped (TimescaleDB retention policy); 0 keeps all. */
@@ -267,6 +277,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new AppError(
       'INVALID_CONFIG',
       'RULES_MODE=partitioned needs REDIS_URL (the partitions are Redis streams)',
+      500,
+    );
+  }
+  if (parsed.data.LIVE_OUTSIDE_REFRESH_MS >= parsed.data.OFFLINE_AFTER_S * 1000) {
+    throw new AppError(
+      'INVALID_CONFIG',
+      'LIVE_OUTSIDE_REFRESH_MS must be shorter than OFFLINE_AFTER_S, or vehicles outside a view would show offline',
       500,
     );
   }

@@ -9,6 +9,10 @@
 // Imported rather than read from the global `GeoJSON` namespace: the tests' compilation, which
 // reaches this file through the modules it imports, does not load the dashboard's ambient types.
 import type { LineString, MultiPolygon, Point, Polygon } from 'geojson';
+import type { FleetDeltaField } from '../../api/src/live/live-protocol.js';
+
+// The viewport contract's types come from the API's zod-only module (as the analytics types do).
+export type { Viewport, ViewportAck, ViewportMessage } from '../../api/src/live/live-protocol.js';
 
 export type Pack = 'sp-fretamento' | 'df-taxi' | 'belem-taxi';
 export type ServiceType = 'taxi' | 'fretamento-continuo' | 'fretamento-eventual' | 'particular';
@@ -33,6 +37,19 @@ export interface FleetUpdate {
   passengers: number | null;
   doorOpen: boolean | null;
   ignition: boolean | null;
+}
+
+/**
+ * One vehicle in a `fleet-delta` push (a socket that sent its viewport): `id`, `t` (ms after the
+ * push's `base`) and the fields that changed since the socket's previous row of it; the first row
+ * of a vehicle carries them all. Mirrors `FleetDeltaRow` in api/src/live/fleet-delta.ts.
+ */
+export type FleetDeltaRow = { id: string; t: number } & Partial<Pick<FleetUpdate, FleetDeltaField>>;
+
+/** A `fleet-delta` push: the rows of the vehicles that changed, `base` in epoch ms. */
+export interface FleetDelta {
+  base: number;
+  rows: FleetDeltaRow[];
 }
 
 /** The `live` part of a `GET /v1/vehicles` item. Fields beyond `ts`, `lat`, `lon` may be absent. */

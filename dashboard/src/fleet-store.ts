@@ -1,4 +1,12 @@
-import type { FleetUpdate, Pack, ServiceType, VehicleItem, VehicleLive } from './api-types.js';
+import type {
+  FleetDelta,
+  FleetDeltaRow,
+  FleetUpdate,
+  Pack,
+  ServiceType,
+  VehicleItem,
+  VehicleLive,
+} from './api-types.js';
 import { classifyVehicle, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 
 /** Everything the dashboard knows about one vehicle: registry facts plus its latest sample. */
@@ -43,12 +51,19 @@ export interface FleetStoreOptions {
 }
 
 /**
+ * Told after each change: the ids of the vehicles that changed, or `null` when any may have (a
+ * listing merged, the store cleared). A layer that patches what it drew reads the ids; others
+ * just redraw.
+ */
+export type FleetListener = (changed: ReadonlySet<string> | null) => void;
+
+/**
  * The live fleet held in memory. It never touches the map: it tells subscribers that something
  * changed and lets them read the state when they are ready to draw it.
  */
 export class FleetStore {
   private readonly vehicles = new Map<string, TrackedVehicle>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<FleetListener>();
   private readonly offlineAfterS: number;
   private readonly now: () => number;
 
@@ -57,7 +72,7 @@ export class FleetStore {
     this.now = options.now;
   }
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: FleetListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -77,7 +92,7 @@ export class FleetStore {
   /** Forgets every vehicle: another token may see another fleet. */
   clear(): void {
     this.vehicles.clear();
-    this.notify();
+    this.notify(null);
   }
 
   /** Merges a `GET /v1/vehicles` listing; registry facts win, but a sample never replaces a newer one. */
@@ -95,12 +110,12 @@ export class FleetStore {
       this.classify(vehicle);
       this.vehicles.set(item.id, vehicle);
     }
-    this.notify();
+    this.notify(null);
   }
 
   /** Applies a `fleet` batch. A vehicle not seen in the listing yet is created from its update. */
   applyUpdates(updates: readonly FleetUpdate[]): void {
-    let changed = false;
+    const changed = new Set<string>();
     for (const update of updates) {
       const sample = sampleFromUpdate(update);
       if (!sample) continue;
@@ -114,21 +129,43 @@ export class FleetStore {
       vehicle.serviceType = update.serviceType;
       if (applySample(vehicle, sample)) {
         this.classify(vehicle);
-        changed = true;
+        changed.add(vehicle.id);
       }
     }
-    if (changed) this.notify();
+    if (changed.size > 0) this.notify(changed);
+  }
+
+  /**
+   * Applies a `fleet-delta` push (a viewport socket's): each row changes only the fields it
+   * carries. A vehicle seen for the first time needs a full row (the server sends one first).
+   */
+  applyDelta(delta: FleetDelta): void {
+    const changed = new Set<string>();
+    for (const row of delta.rows) {
+      if (typeof row?.id !== 'string' || typeof row.t !== 'number') continue;
+      let vehicle = this.vehicles.get(row.id);
+      if (!vehicle) {
+        if (row.plate === undefined || row.pack === undefined || row.serviceType === undefined) continue;
+        vehicle = emptyVehicle(row.id, row.plate, row.pack, row.serviceType, row.operatorId ?? null);
+        this.vehicles.set(row.id, vehicle);
+      }
+      if (applyRow(vehicle, row, delta.base + row.t)) {
+        this.classify(vehicle);
+        changed.add(vehicle.id);
+      }
+    }
+    if (changed.size > 0) this.notify(changed);
   }
 
   /** Re-evaluates time-dependent statuses (going offline happens with no message at all). */
   refreshStatuses(): void {
-    let changed = false;
+    const changed = new Set<string>();
     for (const vehicle of this.vehicles.values()) {
       const before = vehicle.status;
       this.classify(vehicle);
-      if (vehicle.status !== before) changed = true;
+      if (vehicle.status !== before) changed.add(vehicle.id);
     }
-    if (changed) this.notify();
+    if (changed.size > 0) this.notify(changed);
   }
 
   counts(): FleetCounts {
@@ -141,8 +178,8 @@ export class FleetStore {
     vehicle.status = classifyVehicle(vehicle, this.now(), this.offlineAfterS);
   }
 
-  private notify(): void {
-    for (const listener of this.listeners) listener();
+  private notify(changed: ReadonlySet<string> | null): void {
+    for (const listener of this.listeners) listener(changed);
   }
 }
 
@@ -185,6 +222,31 @@ function applySample(vehicle: TrackedVehicle, sample: Sample): boolean {
   vehicle.passengers = sample.passengers;
   vehicle.doorOpen = sample.doorOpen;
   vehicle.ignition = sample.ignition;
+  return true;
+}
+
+/** A delta row onto the vehicle; false when it is older than what the vehicle shows. */
+function applyRow(vehicle: TrackedVehicle, row: FleetDeltaRow, lastSeenMs: number): boolean {
+  if (!Number.isFinite(lastSeenMs)) return false;
+  if (vehicle.lastSeenMs !== null && lastSeenMs < vehicle.lastSeenMs) return false;
+  if (row.plate !== undefined) vehicle.plate = row.plate;
+  if (row.operatorId !== undefined) vehicle.operatorId = row.operatorId;
+  if (row.pack !== undefined) vehicle.pack = row.pack;
+  if (row.serviceType !== undefined) vehicle.serviceType = row.serviceType;
+  // Only the coordinate that changed travels (a taxi heading due north keeps its longitude).
+  const lat = row.lat ?? vehicle.position?.lat;
+  const lon = row.lon ?? vehicle.position?.lon;
+  if (lat !== undefined && lon !== undefined && Number.isFinite(lat) && Number.isFinite(lon)) {
+    if (row.lat !== undefined || row.lon !== undefined) vehicle.position = { lat, lon };
+  }
+  vehicle.lastSeenMs = lastSeenMs;
+  if (row.speedKmh !== undefined) vehicle.speedKmh = row.speedKmh;
+  if (row.headingDeg !== undefined) vehicle.headingDeg = row.headingDeg;
+  if (row.meterState !== undefined) vehicle.meterState = row.meterState;
+  if (row.tariff !== undefined) vehicle.tariff = row.tariff;
+  if (row.passengers !== undefined) vehicle.passengers = row.passengers;
+  if (row.doorOpen !== undefined) vehicle.doorOpen = row.doorOpen;
+  if (row.ignition !== undefined) vehicle.ignition = row.ignition;
   return true;
 }
 

@@ -1,17 +1,21 @@
 import { io, type Socket } from 'socket.io-client';
-import type { FleetUpdate } from './api-types.js';
+import type { FleetDelta, FleetUpdate, Viewport, ViewportAck } from './api-types.js';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting';
 
 interface ServerToClientEvents {
   fleet: (updates: FleetUpdate[]) => void;
+  /** Instead of `fleet` once the socket sent a viewport: what changed in and around the view. */
+  'fleet-delta': (delta: FleetDelta) => void;
   /** One `LiveViolation` per event; checked by the receiver (violation-guards.ts), hence `unknown`. */
   violation: (violation: unknown) => void;
   /** One booking (dispatch console); checked by the receiver (dispatch-types.ts), hence `unknown`. */
   booking: (booking: unknown) => void;
 }
 
-type ClientToServerEvents = Record<string, never>;
+interface ClientToServerEvents {
+  viewport: (viewport: Viewport | null, ack: (answer: ViewportAck) => void) => void;
+}
 
 /**
  * The connection's life as the pages show it, the same for `/live` and `/driver`: connecting
@@ -48,6 +52,7 @@ export function followConnection(
 
 export interface LiveConnectionHandlers {
   onFleet(updates: FleetUpdate[]): void;
+  onFleetDelta(delta: FleetDelta): void;
   onViolation(violation: unknown): void;
   /** Only admin and dispatcher sockets receive bookings (of their operators). */
   onBooking?(booking: unknown): void;
@@ -64,6 +69,8 @@ export interface LiveConnectionHandlers {
 /** The `/live` Socket.IO channel, reduced to the events the dashboard needs. */
 export class LiveConnection {
   private readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
+  /** The area the map shows, sent again on every connection: the server forgets it with the socket. */
+  private viewport: Viewport | null = null;
 
   constructor(token: string, handlers: LiveConnectionHandlers) {
     // WebSocket only: long-polling would need sticky sessions behind several API instances.
@@ -72,6 +79,7 @@ export class LiveConnection {
     followConnection(this.socket, {
       onStateChange: (state) => handlers.onStateChange(state),
       onConnected: (again) => {
+        if (this.viewport) this.sendViewport();
         if (again) handlers.onReconnected();
       },
       onRefused: () => handlers.onRefused(),
@@ -79,8 +87,27 @@ export class LiveConnection {
     this.socket.on('fleet', (updates) => {
       if (Array.isArray(updates)) handlers.onFleet(updates);
     });
+    this.socket.on('fleet-delta', (delta) => {
+      if (typeof delta?.base === 'number' && Array.isArray(delta.rows)) handlers.onFleetDelta(delta);
+    });
     this.socket.on('violation', (violation) => handlers.onViolation(violation));
     this.socket.on('booking', (booking) => handlers.onBooking?.(booking));
+  }
+
+  /**
+   * Follows the area the map shows: the server then sends the vehicles in and around it at every
+   * push, and the rest of the fleet less often (api/API.md, `viewport`). `null` follows everything.
+   */
+  setViewport(viewport: Viewport | null): void {
+    this.viewport = viewport;
+    if (this.socket.connected) this.sendViewport();
+  }
+
+  private sendViewport(): void {
+    this.socket.emit('viewport', this.viewport, (answer) => {
+      // The page builds the area from the map, so a refusal is a bug to see in the console, not a user's error.
+      if (!answer.ok) console.warn(`live viewport refused: ${answer.code} ${answer.message}`);
+    });
   }
 
   retry(): void {

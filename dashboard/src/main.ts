@@ -26,13 +26,14 @@ import { takeHashParam } from './hash-params.js';
 import { setPackTimeZones } from './legal-time.js';
 import { mountMapLayers } from './map-layers/map-layers.js';
 import { createMap, offlineStyleUrl, renderAreaNavigation } from './map-view.js';
+import { followMapViewport } from './map-viewport.js';
 import { Notice } from './notice.js';
 import { ReplayPanel } from './replay/replay-panel.js';
 import { mountSearch } from './search/search-navigation.js';
 import { ServerClock } from './server-clock.js';
 import { DashboardSession } from './session.js';
 import { mountSessionBar } from './session-bar.js';
-import { VehicleLayer, vehicleCircleLayerId } from './vehicle-layer.js';
+import { VehicleLayer, vehicleCircleLayerId, vehicleClusterLayerId } from './vehicle-layer.js';
 import { VehiclePopup } from './vehicle-popup.js';
 import { canDispatch, canUseFieldView, isRegulatorOrAdmin, onViewerChange } from './viewer.js';
 import { ViolationFeedPanel } from './violation-feed-panel.js';
@@ -170,6 +171,10 @@ async function main(): Promise<void> {
   const mapLayers = mountMapLayers(map, { client: () => sync.client, onError: (message) => notice.show(message) });
   void started.then(() => mapLayers.reference.load());
   const layer = new VehicleLayer(map, store);
+  // The desk map asks the live feed for what it shows, at full pace, and the rest of the fleet
+  // less often (dashboard/README.md, "The map at 20,000 vehicles"). The field view and the dispatch
+  // console keep the whole feed: they rank vehicles outside the view by their live position.
+  if (field === null && dispatchConsole === null) followMapViewport(map, (viewport) => session?.setViewport(viewport));
   dispatchConsole?.attachMap(map);
   new ViolationMarkLayer(map, violations);
   const evidence = new EvidenceLayer(map);
@@ -260,6 +265,7 @@ async function main(): Promise<void> {
       [x - clickTolerancePx, y - clickTolerancePx],
       [x + clickTolerancePx, y + clickTolerancePx],
     ];
+    if (layer.handleClusterClick(hitBox)) return;
     const [feature] = map.queryRenderedFeatures(hitBox, { layers: [vehicleCircleLayerId] });
     const id: unknown = feature?.properties.id;
     if (typeof id === 'string') popup.open(id);
@@ -273,6 +279,12 @@ async function main(): Promise<void> {
     map.getCanvas().style.cursor = 'pointer';
   });
   map.on('mouseleave', vehicleCircleLayerId, () => {
+    map.getCanvas().style.cursor = '';
+  });
+  map.on('mouseenter', vehicleClusterLayerId, () => {
+    map.getCanvas().style.cursor = 'pointer';
+  });
+  map.on('mouseleave', vehicleClusterLayerId, () => {
     map.getCanvas().style.cursor = '';
   });
   await started;

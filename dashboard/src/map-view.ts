@@ -34,6 +34,10 @@ export function createMap(options: MapViewOptions): MapView {
     bounds: allAreasBounds,
     fitBoundsOptions: { padding: fitPadding },
     attributionControl: false,
+    // Labels appear at once instead of fading in: a fade keeps the map drawing frames for 300 ms
+    // after every symbol placement, and with the live fleet patched twice a second that was most
+    // of the main thread's time (measured with `npm run bench:map`, dashboard/README.md).
+    fadeDuration: 0,
     // Regulators compare positions with street addresses; a tilted or rotated map only gets in the way.
     dragRotate: false,
     pitchWithRotate: false,

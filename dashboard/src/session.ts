@@ -1,4 +1,5 @@
 import { ApiClient, ApiError, UnauthorizedError } from './api-client.js';
+import type { Viewport } from './api-types.js';
 import { forgetToken, saveToken } from './auth-token.js';
 import type { ConnectionIndicator } from './connection-indicator.js';
 import { deskMessages as t } from './desk-messages.js';
@@ -32,6 +33,8 @@ const maxLoadRetryDelayMs = 30_000;
  */
 export class DashboardSession {
   private live: LiveConnection | null = null;
+  /** The area the desk map shows, for every live connection of the session (null: the whole scope). */
+  private viewport: Viewport | null = null;
   /** The client of the accepted token, while the live channel is up. */
   private api: ApiClient | null = null;
 
@@ -92,6 +95,12 @@ export class DashboardSession {
     }
   }
 
+  /** The live feed follows this area from now on, through reconnections and new sign-ins. */
+  setViewport(viewport: Viewport | null): void {
+    this.viewport = viewport;
+    this.live?.setViewport(viewport);
+  }
+
   /**
    * A request outside the session's own (the violations feed, say) was refused for the token: find
    * out whether the token is really gone, and if so start over with the token form.
@@ -113,6 +122,7 @@ export class DashboardSession {
     this.api = api;
     const live = new LiveConnection(token, {
       onFleet: (updates) => store.applyUpdates(updates),
+      onFleetDelta: (delta) => store.applyDelta(delta),
       onViolation: (violation) => violations.applyLive(violation),
       onBooking: (booking) => this.options.bookings?.applyLive(booking),
       onStateChange: (state) => indicator.show(state),
@@ -131,6 +141,7 @@ export class DashboardSession {
         );
       },
     });
+    live.setViewport(this.viewport);
     this.live = live;
     notice.clear();
   }

@@ -261,9 +261,16 @@ export function hexToRgb(hex: string): Rgb {
  * A desk page (1366 × 900, Portuguese) signed in with `token`, its errors printed, once the map
  * has loaded: how most browser tests begin.
  */
-export async function openDesk(browser: Browser, url: string, token: string): Promise<Page> {
+export async function openDesk(
+  browser: Browser,
+  url: string,
+  token: string,
+  /** Called before the page loads: to listen to what it will open (its WebSocket, say). */
+  prepare?: (page: Page) => void,
+): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1366, height: 900 }, locale: 'pt-BR' });
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  prepare?.(page);
   await page.goto(`${url}/#token=${token}`);
   await page.waitForFunction(
     () => (globalThis as unknown as { vigia?: { map: PageMap } }).vigia?.map.loaded() === true,

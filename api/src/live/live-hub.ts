@@ -3,10 +3,20 @@ import type { Booking, Bus, FleetUpdate, LiveViolation, Principal, TokenResolver
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { Server } from 'socket.io';
+import { Server, type Socket } from 'socket.io';
+import {
+  FLEET_DELTA_EVENT,
+  VIEWPORT_EVENT,
+  type ViewportAck,
+  type ViewportMessage,
+  viewportMessageSchema,
+} from './live-protocol.js';
 import { SocketSessions, socketRefusal } from './socket-sessions.js';
+import { ViewportFollower, type ViewportFollowerOptions } from './viewport-follower.js';
 
 export const LIVE_NAMESPACE = '/live';
+/** Acknowledgements of one socket's viewport messages kept until the next push. */
+const MAX_WAITING_ACKS = 8;
 const ALL_ROOM = 'fleet:all';
 const operatorRoom = (operatorId: string) => `fleet:op:${operatorId}`;
 /** A vehicle another operator declared to a radio operator (Belém Art. 42–44): its dispatchers see it move. */
@@ -52,6 +62,17 @@ export interface LiveHubOptions {
    * admission and re-check; a change to operators re-checks every socket.
    */
   declaredVehicles?: (operatorIds: readonly string[]) => Promise<string[]>;
+  /** LIVE_VIEWPORT_MARGIN and LIVE_OUTSIDE_REFRESH_MS, for sockets that send a viewport. */
+  viewport: ViewportFollowerOptions;
+}
+
+/** Whether a socket in these rooms may see the vehicle: the rooms `push` emits its update to. */
+function roomsSee(rooms: ReadonlySet<string>, update: FleetUpdate): boolean {
+  return (
+    rooms.has(ALL_ROOM) ||
+    (update.operatorId !== null && rooms.has(operatorRoom(update.operatorId))) ||
+    rooms.has(vehicleRoom(update.vehicleId))
+  );
 }
 
 /**
@@ -70,12 +91,21 @@ export interface LiveHubOptions {
 export class LiveHub {
   readonly io: Server;
   private pending = new Map<string, FleetUpdate>();
+  /** Every vehicle's newest update this process has seen: what a socket needs when its view moves. */
+  private readonly latest = new Map<string, FleetUpdate>();
+  /** Sockets that sent a viewport, by socket id: they get `fleet-delta` instead of the rooms' `fleet`. */
+  private readonly followers = new Map<string, ViewportFollower>();
+  /** Viewport messages since the last push, the newest per socket, with every acknowledgement to answer. */
+  private readonly viewportRequests = new Map<
+    string,
+    { socket: Socket; viewport: ViewportMessage; acks: Array<(answer: ViewportAck) => void> }
+  >();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private readonly redisClients: Redis[] = [];
   private readonly sessions: SocketSessions;
 
-  constructor(opts: LiveHubOptions) {
+  constructor(private readonly opts: LiveHubOptions) {
     this.io = new Server(opts.app.server, { serveClient: false, transports: ['websocket', 'polling'] });
     if (opts.redisUrl) {
       const pub = new Redis(opts.redisUrl);
@@ -110,7 +140,22 @@ export class LiveHub {
       for (const u of message.updates) {
         const known = this.pending.get(u.vehicleId);
         if (!known || known.ts <= u.ts) this.pending.set(u.vehicleId, u);
+        const newest = this.latest.get(u.vehicleId);
+        if (!newest || newest.ts <= u.ts) this.latest.set(u.vehicleId, u);
       }
+    });
+    this.io.of(LIVE_NAMESPACE).on('connection', (socket) => {
+      socket.on(VIEWPORT_EVENT, (message: unknown, ack: unknown) =>
+        this.onViewport(
+          socket,
+          message,
+          typeof ack === 'function' ? (ack as (answer: ViewportAck) => void) : undefined,
+        ),
+      );
+      socket.on('disconnect', () => {
+        this.followers.delete(socket.id);
+        this.viewportRequests.delete(socket.id);
+      });
     });
     this.timer = setInterval(() => this.push(), opts.pushIntervalMs);
     // Sockets hold the HTTP server open: drop them when the server starts closing.
@@ -119,11 +164,66 @@ export class LiveHub {
     });
   }
 
+  /**
+   * A socket's `viewport` message. A malformed one is refused in the acknowledgement and logged;
+   * the socket keeps what it had. A valid one is applied at the next push (the newest of a burst,
+   * every acknowledgement answered then), so a client sending viewports as fast as it can costs
+   * one pass over the fleet per push, as a quiet one does.
+   */
+  private onViewport(socket: Socket, message: unknown, ack: ((answer: ViewportAck) => void) | undefined): void {
+    const parsed = viewportMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`);
+      this.opts.log.warn(
+        { code: 'LIVE_VIEWPORT_REFUSED', socketId: socket.id, issues: detail },
+        'live viewport refused: not { bbox: [west, south, east, north], zoom } or null',
+      );
+      ack?.({ ok: false, code: 'INVALID_VIEWPORT', message: detail.join('; ') });
+      return;
+    }
+    const waiting = this.viewportRequests.get(socket.id);
+    this.viewportRequests.set(socket.id, {
+      socket,
+      viewport: parsed.data,
+      // The last few: a client that never waits for its answers gets no more (its oldest time out).
+      acks: [...(waiting?.acks ?? []), ...(ack ? [ack] : [])].slice(-MAX_WAITING_ACKS),
+    });
+  }
+
+  private applyViewportRequests(): void {
+    for (const { socket, viewport, acks } of this.viewportRequests.values()) {
+      if (!socket.connected) continue;
+      const answer = this.follow(socket, viewport);
+      for (const ack of acks) ack(answer);
+    }
+    this.viewportRequests.clear();
+  }
+
+  private follow(socket: Socket, viewport: ViewportMessage): ViewportAck {
+    const follower = this.followers.get(socket.id);
+    if (viewport === null) {
+      this.followers.delete(socket.id);
+      // What was held for later goes now: from here on the rooms' `fleet` pushes carry the rest.
+      const rest = follower?.release();
+      if (rest) socket.emit(FLEET_DELTA_EVENT, rest);
+      return { ok: true, inView: 0 };
+    }
+    const current = follower ?? new ViewportFollower(viewport, this.opts.viewport);
+    this.followers.set(socket.id, current);
+    const scoped = [...this.latest.values()].filter((update) => roomsSee(socket.rooms, update));
+    const { delta, inView } = current.move(viewport, scoped);
+    if (delta) socket.emit(FLEET_DELTA_EVENT, delta);
+    return { ok: true, inView };
+  }
+
   private push(): void {
-    if (this.pending.size === 0) return;
     const updates = [...this.pending.values()];
     this.pending = new Map();
-    const nsp = this.io.of(LIVE_NAMESPACE).local;
+    this.applyViewportRequests();
+    this.pushToFollowers(updates);
+    if (updates.length === 0) return;
+    // The rooms' `fleet` goes to every socket of the room but those following a viewport.
+    const nsp = this.io.of(LIVE_NAMESPACE).local.except([...this.followers.keys()]);
     nsp.to(ALL_ROOM).emit('fleet', updates);
     const byOperator = new Map<string, FleetUpdate[]>();
     for (const u of updates) {
@@ -138,6 +238,25 @@ export class LiveHub {
     for (const u of updates) {
       const room = vehicleRoom(u.vehicleId);
       if (rooms.has(room)) nsp.to(room).emit('fleet', [u]);
+    }
+  }
+
+  /** Each viewport socket's share of the push: its scope, filtered by its area, delta-encoded. */
+  private pushToFollowers(updates: readonly FleetUpdate[]): void {
+    if (this.followers.size === 0) return;
+    const sockets = this.io.of(LIVE_NAMESPACE).sockets;
+    const nowMs = Date.now();
+    for (const [socketId, follower] of this.followers) {
+      const socket = sockets.get(socketId);
+      if (!socket) {
+        this.followers.delete(socketId);
+        continue;
+      }
+      const delta = follower.take(
+        updates.filter((update) => roomsSee(socket.rooms, update)),
+        nowMs,
+      );
+      if (delta) socket.emit(FLEET_DELTA_EVENT, delta);
     }
   }
 

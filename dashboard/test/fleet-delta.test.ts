@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { FleetDeltaRow } from '../src/api-types.js';
+import { FleetStore } from '../src/fleet-store.js';
+
+/** The store's side of `fleet-delta` (a viewport socket's pushes): rows change only what they carry. */
+
+const base = Date.parse('2026-12-01T12:00:00Z');
+
+const firstRow: FleetDeltaRow = {
+  id: 'taxi-1',
+  t: 0,
+  plate: 'JKL1A23',
+  operatorId: 'coop-1',
+  pack: 'df-taxi',
+  serviceType: 'taxi',
+  lat: -15.79,
+  lon: -47.88,
+  speedKmh: 20,
+  headingDeg: 90,
+  meterState: 'free',
+  tariff: null,
+  passengers: 0,
+  doorOpen: false,
+  ignition: true,
+};
+
+function store(): { fleet: FleetStore; changes: Array<ReadonlySet<string> | null> } {
+  const fleet = new FleetStore({ offlineAfterS: 120, now: () => base + 5000 });
+  const changes: Array<ReadonlySet<string> | null> = [];
+  fleet.subscribe((changed) => changes.push(changed));
+  return { fleet, changes };
+}
+
+describe('fleet store, delta rows', () => {
+  it('places a vehicle from its first row, then changes only the fields a row carries', () => {
+    const { fleet, changes } = store();
+    fleet.applyDelta({ base, rows: [firstRow] });
+    expect(fleet.get('taxi-1')).toMatchObject({
+      plate: 'JKL1A23',
+      position: { lat: -15.79, lon: -47.88 },
+      status: 'free',
+    });
+    // Due north: only the latitude travels; then the meter is hired on Bandeira II.
+    fleet.applyDelta({ base: base + 1000, rows: [{ id: 'taxi-1', t: 0, lat: -15.78, speedKmh: 35 }] });
+    fleet.applyDelta({ base: base + 2000, rows: [{ id: 'taxi-1', t: 0, meterState: 'hired', tariff: 2 }] });
+    expect(fleet.get('taxi-1')).toMatchObject({
+      plate: 'JKL1A23',
+      position: { lat: -15.78, lon: -47.88 },
+      speedKmh: 35,
+      headingDeg: 90,
+      lastSeenMs: base + 2000,
+      status: 'hired-2',
+    });
+    expect(changes.map((changed) => (changed ? [...changed] : null))).toEqual([['taxi-1'], ['taxi-1'], ['taxi-1']]);
+  });
+
+  it('ignores a row older than what the vehicle shows, and a partial row of a vehicle it does not know', () => {
+    const { fleet, changes } = store();
+    fleet.applyDelta({ base: base + 3000, rows: [firstRow] });
+    fleet.applyDelta({ base, rows: [{ id: 'taxi-1', t: 0, lat: 0, lon: 0 }] });
+    fleet.applyDelta({ base, rows: [{ id: 'unknown', t: 0, lat: -15.7, lon: -47.9 }] });
+    expect(fleet.get('taxi-1')?.position).toEqual({ lat: -15.79, lon: -47.88 });
+    expect(fleet.get('unknown')).toBeUndefined();
+    expect(changes).toHaveLength(1);
+  });
+});
