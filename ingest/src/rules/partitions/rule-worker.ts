@@ -18,6 +18,16 @@ interface Owned {
   saved: string;
 }
 
+/** Stream entries asked for per partition and read. */
+const READ_COUNT = 1000;
+/**
+ * After a read that found the streams nearly drained, how long entries gather before the next
+ * (ms). Without it a worker asks again the moment any sample arrives: in the soak (500 samples/s)
+ * that was thousands of XREADs a second, whose writes alone took over a third of the worker's CPU.
+ * It delays a violation by at most this much.
+ */
+const READ_GATHER_MS = 50;
+
 /**
  * A rule worker (RULES_MODE=partitioned, `npm run start:rules`): holds leases on its share of
  * the partitions (partition-leases.ts) and runs one rule pipeline — engine, persistence — per
@@ -207,14 +217,16 @@ export class RuleWorker {
     const positions = parts.map((p) => this.owned.get(p)?.position ?? '0');
     const reply = await this.deps.reader.xread(
       'COUNT',
-      1000,
+      READ_COUNT,
       'BLOCK',
       250,
       'STREAMS',
       ...parts.map((p) => this.keys.stream(p)),
       ...positions,
     );
+    let read = 0;
     for (const [key, entries] of reply ?? []) {
+      read += entries.length;
       const p = Number(key.slice(key.lastIndexOf(':') + 1));
       const owned = this.owned.get(p);
       // Left (lease lost, handed back) while the read was blocked: the next owner replays it.
@@ -226,6 +238,8 @@ export class RuleWorker {
         owned.position = id;
       }
     }
+    // A short read means the streams are drained: let entries gather before asking again.
+    if (read > 0 && read < READ_COUNT / 2) await new Promise((r) => setTimeout(r, READ_GATHER_MS));
   }
 
   /** Waits until everything fed so far is judged and stored. */
