@@ -24,7 +24,7 @@ import { registerFleet, warmUp } from '../node/register.ts';
 import { formatMetrics } from '../node/report.ts';
 import { newRunTag, planFleet } from '../scenarios/fleet.ts';
 import { ingestAnswerCorrect } from '../scenarios/ingest.ts';
-import { cpuSeconds, residentMb, type Service, startService, stopServices } from './services.ts';
+import { cpuSeconds, residentMb, type Service, type ServiceKind, startService, stopServices } from './services.ts';
 import { type SoakConfig, soakConfigFrom } from './soak-config.ts';
 import { soakSample } from './soak-fleet.ts';
 import { MEMORY_GROWTH_LIMIT_PCT, SOAK_METRICS } from './soak-metrics.ts';
@@ -91,20 +91,17 @@ async function main(): Promise<number> {
       await mkdir(dir, { recursive: true });
       return { DATA_DIR: dir };
     };
+    // Each service is listed as soon as it runs, so an interrupted start still stops it.
+    const start = async (kind: ServiceKind, name: string) => {
+      services.push(await startService(kind, name, { ...common, ...(await dataDir(name)) }, warn));
+    };
     // The first process migrates the database; the others find it done.
-    services.push(await startService('api', 'api-1', { ...common, ...(await dataDir('api-1')) }, warn));
-    const rest = await Promise.all([
-      ...range(2, config.apiProcesses).map(async (i) =>
-        startService('api', `api-${i}`, { ...common, ...(await dataDir(`api-${i}`)) }, warn),
-      ),
-      ...range(1, config.ingestProcesses).map(async (i) =>
-        startService('ingest', `ingest-${i}`, { ...common, ...(await dataDir(`ingest-${i}`)) }, warn),
-      ),
-      ...range(1, config.ruleWorkers).map(async (i) =>
-        startService('rules', `rules-${i}`, { ...common, ...(await dataDir(`rules-${i}`)) }, warn),
-      ),
+    await start('api', 'api-1');
+    await Promise.all([
+      ...range(2, config.apiProcesses).map((i) => start('api', `api-${i}`)),
+      ...range(1, config.ingestProcesses).map((i) => start('ingest', `ingest-${i}`)),
+      ...range(1, config.ruleWorkers).map((i) => start('rules', `rules-${i}`)),
     ]);
-    services.push(...rest);
     const exits: string[] = [];
     for (const s of services)
       s.child.once('exit', (code, signal) => exits.push(`${s.name} exited (${code ?? signal})`));
