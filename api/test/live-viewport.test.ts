@@ -3,6 +3,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetDeltaRow } from '../src/live/fleet-delta.js';
 import type { ViewportAck } from '../src/live/live-protocol.js';
+import { fleetUpdate } from './fleet-support.js';
 import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
@@ -69,23 +70,14 @@ describe('/live viewport subscription', () => {
 
   function update(vehicleId: string, operatorId: string, at: { lat: number; lon: number }, speedKmh = 30): FleetUpdate {
     clock += 1000;
-    return {
-      vehicleId,
-      plate: `P-${vehicleId}`,
+    return fleetUpdate(vehicleId, at, {
       operatorId,
-      pack: 'df-taxi',
-      serviceType: 'taxi',
       ts: new Date(clock).toISOString(),
-      lat: at.lat,
-      lon: at.lon,
       speedKmh,
       headingDeg: 90,
-      meterState: 'free',
-      tariff: null,
       passengers: 0,
       doorOpen: false,
-      ignition: true,
-    };
+    });
   }
 
   const publish = (...updates: FleetUpdate[]) => sys.bus.publish({ type: 'fleet', updates });

@@ -2,6 +2,7 @@ import type { FleetUpdate } from '@vigia/core';
 import { describe, expect, it } from 'vitest';
 import { FleetDeltaEncoder } from '../src/live/fleet-delta.js';
 import { areaOf, ViewportFollower } from '../src/live/viewport-follower.js';
+import { fleetUpdate } from './fleet-support.js';
 
 /** The pure parts of the viewport feed, on a clock the test sets: the area, the holding, the encoding. */
 
@@ -10,22 +11,14 @@ const inside = { lat: -15.8, lon: -47.9 };
 const far = { lat: -1.45, lon: -48.49 };
 
 function update(vehicleId: string, at: { lat: number; lon: number }, tsMs: number, speedKmh = 30): FleetUpdate {
-  return {
-    vehicleId,
-    plate: `P-${vehicleId}`,
+  return fleetUpdate(vehicleId, at, {
     operatorId: 'op',
-    pack: 'df-taxi',
-    serviceType: 'taxi',
     ts: new Date(tsMs).toISOString(),
-    ...at,
     speedKmh,
     headingDeg: 90,
-    meterState: 'free',
-    tariff: null,
     passengers: 0,
     doorOpen: false,
-    ignition: true,
-  };
+  });
 }
 
 describe('viewport follower', () => {

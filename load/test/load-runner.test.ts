@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { api, startTestSystem, type TestSystem } from '../../api/test/support.js';
+import { runScript } from './run-script.js';
 
 /**
  * `npm run load` end to end: the built runner (what the script runs) drives the ingest, live and
@@ -42,22 +42,6 @@ const reportSchema = z.object({
 });
 type Scenario = z.infer<typeof reportSchema>['load']['scenarios'][number];
 
-function runLoad(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [RUNNER], {
-    // Only what the run needs: the developer's own ADMIN_TOKEN or LOAD_* must not leak in.
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
-}
-
 const countRows = async (sys: TestSystem, deviceIds: string[]) => {
   const { rows } = await sys.db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM telemetry WHERE device_id = ANY($1::text[])',
@@ -77,7 +61,7 @@ describe('npm run load against a running system', () => {
   });
 
   it('passes the three scenarios at a tiny size, and what they sent is stored', async () => {
-    const run = await runLoad({
+    const run = await runScript(RUNNER, {
       LOAD_API_URL: sys.url,
       ADMIN_TOKEN: sys.adminToken,
       LOAD_JSON: '1',

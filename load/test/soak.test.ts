@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { TEST_PG_ADMIN_URL, TEST_REDIS_URL } from '@vigia/db/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { runScript } from './run-script.js';
 
 /**
  * `npm run soak` end to end at a tiny size: the built script starts 2 ingest, 2 API and a rule
@@ -46,21 +46,6 @@ const reportSchema = z.object({
   }),
 });
 
-function runSoak(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [SOAK], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
-}
-
 describe('npm run soak', () => {
   it('accounts for every record, vehicle and violation across 2 ingest, 2 API and a rule worker process', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vigia-soak-test-'));
@@ -68,7 +53,7 @@ describe('npm run soak', () => {
       // Rides of seconds, not minutes: over capacity for 5 s of driving is a violation here.
       const rules = join(dir, 'rules.json');
       await writeFile(rules, JSON.stringify({ 'df-taxi': { capacity: { minMovingSeconds: 5 } } }));
-      const { code, out } = await runSoak({
+      const { code, out } = await runScript(SOAK, {
         SOAK_VEHICLES: '60',
         SOAK_INTERVAL_S: '2',
         SOAK_DURATION_S: '16',
