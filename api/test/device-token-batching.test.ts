@@ -1,6 +1,6 @@
 import { hashToken } from '@vigia/core';
 import { createTokenResolver, DeviceDirectory } from '@vigia/ingest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerVehicle, startTestSystem, type TestSystem } from './support.js';
 
 const DEVICES = 5;
@@ -60,5 +60,42 @@ describe('batched device-token lookups', () => {
     });
     expect(unknown).toBeUndefined();
     expect(directory.tokenQueryStats.queries).toBe(1);
+  });
+
+  it('serves an expired known token at once, re-reads the expired ones together, and looks up one stale for two TTLs before answering', async () => {
+    // Only Date is faked: the directory's gather timer and PGlite run on real time.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const ttlMs = 10_000;
+      const directory = new DeviceDirectory(sys.db, ttlMs);
+      const tokens = devices.slice(0, 3).map((d) => hashToken(d.token));
+      await Promise.all(tokens.map((t) => directory.byTokenHash(t)));
+      expect(directory.tokenQueryStats).toEqual({ lookups: 3, queries: 1 });
+
+      // The second device is retired in the database behind the bus's back (a lost message).
+      const retired = devices[1];
+      await sys.db.query('UPDATE devices SET retired_at = now() WHERE id = $1', [retired?.deviceId]);
+
+      vi.setSystemTime(Date.now() + ttlMs + 1_000);
+      const served = await Promise.all(tokens.map((t) => directory.byTokenHash(t)));
+      expect(served.map((e) => e?.deviceId)).toEqual(devices.slice(0, 3).map((d) => d.deviceId));
+      expect(directory.tokenQueryStats.queries).toBe(1);
+      await vi.waitFor(() => expect(directory.tokenQueryStats).toEqual({ lookups: 6, queries: 2 }), {
+        timeout: 10_000,
+      });
+      // The re-read found the retirement; the others are fresh again and cost nothing.
+      const after = await Promise.all(tokens.map((t) => directory.byTokenHash(t)));
+      expect(after.map((e) => e?.deviceId)).toEqual([devices[0]?.deviceId, undefined, devices[2]?.deviceId]);
+      expect(directory.tokenQueryStats.queries).toBe(2);
+
+      // Stale for more than a second TTL: looked up before answering.
+      vi.setSystemTime(Date.now() + 2 * ttlMs + 1_000);
+      const late = await directory.byTokenHash(tokens[0] ?? '');
+      expect(late?.deviceId).toBe(devices[0]?.deviceId);
+      expect(directory.tokenQueryStats).toEqual({ lookups: 7, queries: 3 });
+    } finally {
+      vi.useRealTimers();
+      await sys.db.query('UPDATE devices SET retired_at = NULL WHERE id = $1', [devices[1]?.deviceId]);
+    }
   });
 });

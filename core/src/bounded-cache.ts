@@ -16,6 +16,8 @@ export interface CacheHit<V> {
   value: V;
   /** The time to live has passed: use only when the source cannot be asked. */
   stale: boolean;
+  /** When the time to live ends (or ended): how stale a stale hit is. */
+  expires: number;
 }
 
 export class BoundedCache<K, V> {
@@ -38,7 +40,7 @@ export class BoundedCache<K, V> {
     if (!e) return undefined;
     this.entries.delete(key);
     this.entries.set(key, e);
-    return { value: e.value, stale: e.expires <= now };
+    return { value: e.value, stale: e.expires <= now, expires: e.expires };
   }
 
   set(key: K, value: V, now = Date.now()): void {

@@ -29,6 +29,9 @@ const SELECT_DEVICE = `
   FROM devices d JOIN vehicles v ON v.id = d.vehicle_id
   WHERE d.retired_at IS NULL`;
 
+/** Re-reads of expiring entries gather this long, then go to the database as one query. */
+const REFRESH_GATHER_MS = 250;
+
 /**
  * Device lookups by identifier and by token hash, cached for `ttlMs` so the hot path does not
  * query the registry per record. Unknown identifiers are cached too (a misconfigured device
@@ -36,6 +39,14 @@ const SELECT_DEVICE = `
  * created, rotated, moved or retired, and every process drops those entries at once. While the
  * database is unreachable an expired entry is still used, so known devices keep sending (their
  * records go to the spool); a device never seen gets a 503 and retries.
+ *
+ * An entry of a known device is re-read in the background once its time to live has passed, and
+ * served meanwhile, for at most one more `ttlMs`: at 2,000 devices and a 10 s TTL, expiries come
+ * about 200 a second, one per request, so batching the misses of one event-loop turn still cost a
+ * statement per request, and in the embedded mode PGlite's one connection spent three of its four
+ * statements on them. The re-reads of `REFRESH_GATHER_MS` go as one query. The TTL is a safety net
+ * (changes invalidate at once over the bus), so a retired device whose bus message was lost is
+ * refused within two TTLs instead of one. An entry stale for longer is looked up before answering.
  *
  * Every cache is bounded (`maxEntries`, least recently used evicted): the keys come from
  * unauthenticated clients, and one inventing an identifier or a token per request must not grow
@@ -53,10 +64,16 @@ export class DeviceDirectory {
   private tokenWaiters = new Map<string, TokenWaiter[]>();
   private tokenFlush: NodeJS.Immediate | undefined;
   private readonly tokenQueries = { lookups: 0, queries: 0 };
+  /** Known entries whose time to live has passed, to re-read together. */
+  private readonly refreshTokens = new Set<string>();
+  private readonly refreshIdentifiers = new Set<string>();
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** Bumped by `invalidate`: a read that started before it must not refill the cache with what it read. */
+  private generation = 0;
 
   constructor(
     private readonly db: Database,
-    ttlMs: number,
+    private readonly ttlMs: number,
     maxEntries = 100_000,
   ) {
     this.known = new BoundedCache(maxEntries, ttlMs);
@@ -84,10 +101,14 @@ export class DeviceDirectory {
     for (const id of new Set(identifiers)) {
       const hit = this.known.get(id, now);
       if (hit && !hit.stale) found.set(id, hit.value);
-      else if (!hit && this.unknown.get(id, now)?.stale === false) continue;
+      else if (hit && now < hit.expires + this.ttlMs) {
+        found.set(id, hit.value);
+        this.refreshLater(this.refreshIdentifiers, id);
+      } else if (!hit && this.unknown.get(id, now)?.stale === false) continue;
       else missing.push(id);
     }
     if (missing.length > 0) {
+      const startedIn = this.generation;
       let rows: DeviceEntry[];
       try {
         rows = (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.identifier = ANY($1::text[])`, [missing]))
@@ -104,18 +125,7 @@ export class DeviceDirectory {
         }
         return found;
       }
-      const byId = new Map(rows.map((r) => [r.identifier, r]));
-      for (const id of missing) {
-        const entry = byId.get(id);
-        if (entry) {
-          this.known.set(id, entry, now);
-          this.unknown.delete(id);
-          found.set(id, entry);
-        } else {
-          this.unknown.set(id, true, now);
-          this.known.delete(id);
-        }
-      }
+      for (const [id, entry] of this.storeIdentifiers(missing, rows, startedIn)) found.set(id, entry);
     }
     for (const entry of found.values()) this.byVehicle.set(entry.vehicleId, entry);
     return found;
@@ -132,6 +142,10 @@ export class DeviceDirectory {
     const now = Date.now();
     const hit = this.knownTokens.get(tokenHash, now);
     if (hit && !hit.stale) return hit.value;
+    if (hit && now < hit.expires + this.ttlMs) {
+      this.refreshLater(this.refreshTokens, tokenHash);
+      return hit.value;
+    }
     const miss = hit ? undefined : this.unknownTokens.get(tokenHash, now);
     if (miss && !miss.stale) return undefined;
     return new Promise((resolve, reject) => {
@@ -154,11 +168,10 @@ export class DeviceDirectory {
     const batch = this.tokenWaiters;
     this.tokenWaiters = new Map();
     const hashes = [...batch.keys()];
-    this.tokenQueries.queries++;
-    this.tokenQueries.lookups += hashes.length;
+    const startedIn = this.generation;
     let rows: DeviceEntry[];
     try {
-      rows = (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = ANY($1::text[])`, [hashes])).rows;
+      rows = await this.queryTokens(hashes);
     } catch (err) {
       const now = Date.now();
       for (const [hash, waiters] of batch) {
@@ -174,9 +187,59 @@ export class DeviceDirectory {
       }
       return;
     }
-    const now = Date.now();
-    const byHash = new Map(rows.map((r) => [r.tokenHash, r]));
+    const found = this.storeTokens(hashes, rows, startedIn);
     for (const [hash, waiters] of batch) {
+      const entry = found.get(hash);
+      for (const w of waiters) w.resolve(entry);
+    }
+  }
+
+  /** One query for the devices of `hashes`, counted once it has answered (or failed). */
+  private async queryTokens(hashes: readonly string[]): Promise<DeviceEntry[]> {
+    try {
+      return (await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.token_hash = ANY($1::text[])`, [hashes])).rows;
+    } finally {
+      this.tokenQueries.queries++;
+      this.tokenQueries.lookups += hashes.length;
+    }
+  }
+
+  private refreshLater(keys: Set<string>, key: string): void {
+    keys.add(key);
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.refresh();
+    }, REFRESH_GATHER_MS);
+    this.refreshTimer.unref();
+  }
+
+  private async refresh(): Promise<void> {
+    const hashes = [...this.refreshTokens];
+    const identifiers = [...this.refreshIdentifiers];
+    this.refreshTokens.clear();
+    this.refreshIdentifiers.clear();
+    const startedIn = this.generation;
+    try {
+      if (hashes.length > 0) this.storeTokens(hashes, await this.queryTokens(hashes), startedIn);
+      if (identifiers.length > 0) {
+        const { rows } = await this.db.query<DeviceEntry>(`${SELECT_DEVICE} AND d.identifier = ANY($1::text[])`, [
+          identifiers,
+        ]);
+        this.storeIdentifiers(identifiers, rows, startedIn);
+      }
+    } catch {
+      // Nobody waits on a re-read: the entries stay as they were, the next request asks again,
+      // and past the grace period the lookup before answering deals with the failure.
+    }
+  }
+
+  /** Caches what a lookup of `hashes` found (each hash absent from `rows` is unknown); returns the found. */
+  private storeTokens(hashes: readonly string[], rows: readonly DeviceEntry[], startedIn: number) {
+    const byHash = new Map(rows.map((r) => [r.tokenHash, r]));
+    if (startedIn !== this.generation) return byHash;
+    const now = Date.now();
+    for (const hash of hashes) {
       const entry = byHash.get(hash);
       if (entry) {
         this.knownTokens.set(hash, entry, now);
@@ -185,8 +248,26 @@ export class DeviceDirectory {
         this.unknownTokens.set(hash, true, now);
         this.knownTokens.delete(hash);
       }
-      for (const w of waiters) w.resolve(entry);
     }
+    return byHash;
+  }
+
+  /** Caches what a lookup of `identifiers` found; returns the found. */
+  private storeIdentifiers(identifiers: readonly string[], rows: readonly DeviceEntry[], startedIn: number) {
+    const byId = new Map(rows.map((r) => [r.identifier, r]));
+    if (startedIn !== this.generation) return byId;
+    const now = Date.now();
+    for (const id of identifiers) {
+      const entry = byId.get(id);
+      if (entry) {
+        this.known.set(id, entry, now);
+        this.unknown.delete(id);
+      } else {
+        this.unknown.set(id, true, now);
+        this.known.delete(id);
+      }
+    }
+    return byId;
   }
 
   vehicle(vehicleId: string): DeviceEntry | undefined {
@@ -194,6 +275,7 @@ export class DeviceDirectory {
   }
 
   invalidate(identifiers: readonly string[]): void {
+    this.generation++;
     const gone = new Set(identifiers);
     for (const id of gone) {
       this.known.delete(id);
