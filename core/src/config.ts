@@ -20,6 +20,8 @@ export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /** Connections per process in the PostgreSQL pool. */
   DATABASE_POOL_SIZE: positiveInt(10),
+  /** Embedded mode: PGlite on a worker thread of its own (`on`) or on the main thread (`off`). */
+  PGLITE_THREAD: onOff.default('on'),
   /** Redis connection string; unset = in-process bus (single process only). */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Prefix of every Redis channel and key, so several deployments can share one Redis. */

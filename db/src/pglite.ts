@@ -9,18 +9,18 @@ export interface PGliteLike {
   transaction<T>(fn: (tx: PGliteTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
-interface PGliteTx {
+export interface PGliteTx {
   query<T>(sql: string, params?: unknown[], options?: unknown): Promise<{ rows: T[]; affectedRows?: number }>;
   exec(sql: string): Promise<unknown>;
 }
 
 // Same as the pg driver: `date` stays a 'YYYY-MM-DD' string.
-const queryOptions = { parsers: { [types.DATE]: (v: string) => v } };
+export const pgliteQueryOptions = { parsers: { [types.DATE]: (v: string) => v } };
 
 function wrap(db: PGliteTx): Queryable {
   return {
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const res = await db.query<T>(sql, params ? [...params] : undefined, queryOptions);
+      const res = await db.query<T>(sql, params ? [...params] : undefined, pgliteQueryOptions);
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
