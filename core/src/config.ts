@@ -92,8 +92,11 @@ export const configSchema = z.object({
   INGEST_BODY_LIMIT_BYTES: positiveInt(5 * 1024 * 1024),
   /** Records written in one database transaction at most. */
   INGEST_BATCH_MAX_RECORDS: positiveInt(1000),
-  /** How long a record may wait for others to share its write, in milliseconds. */
-  INGEST_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(5),
+  /**
+   * How long a record may wait for others to share its write, in milliseconds; unset = 5 on
+   * PostgreSQL, 50 on PGlite (`batchWaitMs`).
+   */
+  INGEST_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).optional(),
   /** Records waiting for the database, across all requests, before ingest answers 503. */
   INGEST_MAX_PENDING_RECORDS: positiveInt(50_000),
   /** A record stamped further in the future than this (seconds) is rejected. */
@@ -302,6 +305,16 @@ export function publicUrlOf(config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>
   const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::' || config.HOST === '';
   const host = wildcard ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return `http://${host}:${port}`;
+}
+
+/**
+ * PGlite has one connection and a fixed cost per statement that is most of a small batch's
+ * (its protocol layer and the function call): in the embedded mode at 2,000 vehicles, waiting 50 ms
+ * instead of 5 for company halved the lag's p99 and `/health`'s. PostgreSQL writes up to four batches
+ * at once, so a short wait is enough there.
+ */
+export function batchWaitMs(config: Pick<Config, 'INGEST_BATCH_MAX_WAIT_MS'>, database: 'pglite' | 'postgres'): number {
+  return config.INGEST_BATCH_MAX_WAIT_MS ?? (database === 'pglite' ? 50 : 5);
 }
 
 export function demoEnabled(config: Config): boolean {

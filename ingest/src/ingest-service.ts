@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Bus, Config, FleetUpdate, Telemetry, TokenResolver } from '@vigia/core';
+import { type Bus, batchWaitMs, type Config, type FleetUpdate, type Telemetry, type TokenResolver } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -115,7 +115,7 @@ export function createIngestService(deps: {
     log,
     spool: new TelemetrySpool(config.SPOOL_DIR ?? join(config.DATA_DIR, 'spool'), config.SPOOL_MAX_BYTES, log),
     maxRecords: config.INGEST_BATCH_MAX_RECORDS,
-    maxWaitMs: config.INGEST_BATCH_MAX_WAIT_MS,
+    maxWaitMs: batchWaitMs(config, db.kind),
     maxPending: config.INGEST_MAX_PENDING_RECORDS,
     concurrency: db.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, config.DATABASE_POOL_SIZE - 1)),
     onCommitted({ accepted, advanced }) {
