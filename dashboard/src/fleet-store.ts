@@ -63,6 +63,8 @@ export type FleetListener = (changed: ReadonlySet<string> | null) => void;
  */
 export class FleetStore {
   private readonly vehicles = new Map<string, TrackedVehicle>();
+  /** Kept as statuses change rather than counted on demand: the side panel asks after every push. */
+  private byStatus = zeroCounts();
   private readonly listeners = new Set<FleetListener>();
   private readonly offlineAfterS: number;
   private readonly now: () => number;
@@ -92,14 +94,16 @@ export class FleetStore {
   /** Forgets every vehicle: another token may see another fleet. */
   clear(): void {
     this.vehicles.clear();
+    this.byStatus = zeroCounts();
     this.notify(null);
   }
 
   /** Merges a `GET /v1/vehicles` listing; registry facts win, but a sample never replaces a newer one. */
   mergeListing(items: readonly VehicleItem[]): void {
     for (const item of items) {
-      const existing = this.vehicles.get(item.id);
-      const vehicle = existing ?? emptyVehicle(item.id, item.plate, item.pack, item.serviceType, item.operatorId);
+      const vehicle =
+        this.vehicles.get(item.id) ??
+        this.add(emptyVehicle(item.id, item.plate, item.pack, item.serviceType, item.operatorId));
       vehicle.plate = item.plate;
       vehicle.pack = item.pack;
       vehicle.serviceType = item.serviceType;
@@ -108,7 +112,6 @@ export class FleetStore {
       const sample = item.live ? sampleFromLive(item.live) : null;
       if (sample) applySample(vehicle, sample);
       this.classify(vehicle);
-      this.vehicles.set(item.id, vehicle);
     }
     this.notify(null);
   }
@@ -120,10 +123,9 @@ export class FleetStore {
       const sample = sampleFromUpdate(update);
       if (!sample) continue;
       let vehicle = this.vehicles.get(update.vehicleId);
-      if (!vehicle) {
-        vehicle = emptyVehicle(update.vehicleId, update.plate, update.pack, update.serviceType, update.operatorId);
-        this.vehicles.set(vehicle.id, vehicle);
-      }
+      vehicle ??= this.add(
+        emptyVehicle(update.vehicleId, update.plate, update.pack, update.serviceType, update.operatorId),
+      );
       vehicle.plate = update.plate;
       vehicle.operatorId = update.operatorId;
       vehicle.serviceType = update.serviceType;
@@ -146,8 +148,7 @@ export class FleetStore {
       let vehicle = this.vehicles.get(row.id);
       if (!vehicle) {
         if (row.plate === undefined || row.pack === undefined || row.serviceType === undefined) continue;
-        vehicle = emptyVehicle(row.id, row.plate, row.pack, row.serviceType, row.operatorId ?? null);
-        this.vehicles.set(row.id, vehicle);
+        vehicle = this.add(emptyVehicle(row.id, row.plate, row.pack, row.serviceType, row.operatorId ?? null));
       }
       if (applyRow(vehicle, row, delta.base + row.t)) {
         this.classify(vehicle);
@@ -169,18 +170,32 @@ export class FleetStore {
   }
 
   counts(): FleetCounts {
-    const byStatus = Object.fromEntries(vehicleStatuses.map((status) => [status, 0])) as StatusCounts;
-    for (const vehicle of this.vehicles.values()) byStatus[vehicle.status] += 1;
+    const byStatus = { ...this.byStatus };
     return { total: this.vehicles.size, online: this.vehicles.size - byStatus.offline, byStatus };
   }
 
+  private add(vehicle: TrackedVehicle): TrackedVehicle {
+    this.vehicles.set(vehicle.id, vehicle);
+    this.byStatus[vehicle.status] += 1;
+    return vehicle;
+  }
+
+  /** Judges a vehicle already in the store again. */
   private classify(vehicle: TrackedVehicle): void {
+    const before = vehicle.status;
     vehicle.status = classifyVehicle(vehicle, this.now(), this.offlineAfterS);
+    if (vehicle.status === before) return;
+    this.byStatus[before] -= 1;
+    this.byStatus[vehicle.status] += 1;
   }
 
   private notify(changed: ReadonlySet<string> | null): void {
     for (const listener of this.listeners) listener(changed);
   }
+}
+
+function zeroCounts(): StatusCounts {
+  return Object.fromEntries(vehicleStatuses.map((status) => [status, 0])) as StatusCounts;
 }
 
 function emptyVehicle(

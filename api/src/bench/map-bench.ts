@@ -249,7 +249,7 @@ try {
         // loads, which with 20 000 vehicles moving is most of the time).
         const vigia = (globalThis as { vigia?: { map: { getLayer(id: string): unknown }; vehicles(): unknown[] } })
           .vigia;
-        return vigia?.map.getLayer('vehicles-circle') !== undefined && vigia.vehicles().length >= expected;
+        return vigia?.map.getLayer('vehicles') !== undefined && vigia.vehicles().length >= expected;
       },
       VEHICLES,
       { timeout: 180_000, polling: 500 },
