@@ -22,8 +22,8 @@ export interface Cluster {
   x: number;
   y: number;
   count: number;
-  /** The grid cell at `zoom`, to find its members again (see `expansionZoom`). */
-  cell: number;
+  /** The grid cells at `zoom` it took in, to find its members again (see `expansionZoom`). */
+  cells: number[];
   zoom: number;
 }
 
@@ -43,9 +43,22 @@ function cellOf(x: number, y: number, side: number): number {
   return cy * side + cx;
 }
 
+interface Cell {
+  cell: number;
+  n: number;
+  sx: number;
+  sy: number;
+  /** The index of the group that took it in, or -1. */
+  group: number;
+}
+
 /**
  * The groups of the `count` vehicles whose Mercator positions are `xs`/`ys` at integer `zoom`
  * (callers pass `Math.floor` of the map's zoom). Above `options.maxZoom` there are none.
+ *
+ * A dense cell also takes in the cells around it whose vehicles' mean lies within `cellPx` of its
+ * own, densest first: a city straddling a cell edge is one group, not two circles on top of each
+ * other, and the stragglers beside a group are counted in it.
  */
 export function clusterVehicles(
   xs: Float64Array,
@@ -57,34 +70,59 @@ export function clusterVehicles(
   const clusterOf = new Int32Array(count).fill(-1);
   if (zoom > options.maxZoom) return { clusters: [], clusterOf };
   const side = cellsPerSide(zoom, options);
-  const cells = new Int32Array(count);
-  const members = new Map<number, { n: number; sx: number; sy: number }>();
+  const slotCells = new Int32Array(count);
+  const cells = new Map<number, Cell>();
   for (let i = 0; i < count; i++) {
     const x = xs[i] ?? 0;
     const y = ys[i] ?? 0;
     const cell = cellOf(x, y, side);
-    cells[i] = cell;
-    const entry = members.get(cell);
+    slotCells[i] = cell;
+    const entry = cells.get(cell);
     if (entry) {
       entry.n++;
       entry.sx += x;
       entry.sy += y;
-    } else members.set(cell, { n: 1, sx: x, sy: y });
+    } else cells.set(cell, { cell, n: 1, sx: x, sy: y, group: -1 });
   }
+  const seeds = [...cells.values()].filter((c) => c.n >= options.minPoints).sort((a, b) => b.n - a.n);
   const clusters: Cluster[] = [];
-  const indexOfCell = new Map<number, number>();
-  for (const [cell, entry] of members) {
-    if (entry.n < options.minPoints) continue;
-    indexOfCell.set(cell, clusters.length);
-    clusters.push({ x: entry.sx / entry.n, y: entry.sy / entry.n, count: entry.n, cell, zoom });
+  // Within `cellPx` on screen: in cell widths, 1; the cells up to two away can hold such a mean.
+  const reach = 1 / side;
+  for (const seed of seeds) {
+    if (seed.group >= 0) continue;
+    const group = clusters.length;
+    const mx = seed.sx / seed.n;
+    const my = seed.sy / seed.n;
+    const taken = [seed];
+    seed.group = group;
+    const cx = seed.cell % side;
+    const cy = Math.floor(seed.cell / side);
+    for (let dy = -2; dy <= 2; dy++)
+      for (let dx = -2; dx <= 2; dx++) {
+        if ((dx === 0 && dy === 0) || cx + dx < 0 || cy + dy < 0 || cx + dx >= side || cy + dy >= side) continue;
+        const other = cells.get((cy + dy) * side + cx + dx);
+        if (!other || other.group >= 0) continue;
+        if (Math.hypot(other.sx / other.n - mx, other.sy / other.n - my) > reach) continue;
+        other.group = group;
+        taken.push(other);
+      }
+    let n = 0;
+    let sx = 0;
+    let sy = 0;
+    for (const cell of taken) {
+      n += cell.n;
+      sx += cell.sx;
+      sy += cell.sy;
+    }
+    clusters.push({ x: sx / n, y: sy / n, count: n, cells: taken.map((c) => c.cell), zoom });
   }
-  if (clusters.length > 0) for (let i = 0; i < count; i++) clusterOf[i] = indexOfCell.get(cells[i] ?? -1) ?? -1;
+  if (clusters.length > 0) for (let i = 0; i < count; i++) clusterOf[i] = cells.get(slotCells[i] ?? -1)?.group ?? -1;
   return { clusters, clusterOf };
 }
 
 /**
- * The zoom at which a group comes apart: the first at which its vehicles fall in more than one
- * cell or in a cell too sparse to group, or past `maxZoom`.
+ * The zoom at which a group comes apart: the first at which its vehicles are no longer one group,
+ * or past `maxZoom`.
  */
 export function expansionZoom(
   cluster: Cluster,
@@ -94,16 +132,14 @@ export function expansionZoom(
   options: ClusterOptions = clusterOptions,
 ): number {
   const side = cellsPerSide(cluster.zoom, options);
+  const cells = new Set(cluster.cells);
   const inside: number[] = [];
-  for (let i = 0; i < count; i++) if (cellOf(xs[i] ?? 0, ys[i] ?? 0, side) === cluster.cell) inside.push(i);
+  for (let i = 0; i < count; i++) if (cells.has(cellOf(xs[i] ?? 0, ys[i] ?? 0, side))) inside.push(i);
+  const memberXs = Float64Array.from(inside, (i) => xs[i] ?? 0);
+  const memberYs = Float64Array.from(inside, (i) => ys[i] ?? 0);
   for (let zoom = cluster.zoom + 1; zoom <= options.maxZoom; zoom++) {
-    const finer = cellsPerSide(zoom, options);
-    const tally = new Map<number, number>();
-    for (const i of inside) {
-      const cell = cellOf(xs[i] ?? 0, ys[i] ?? 0, finer);
-      tally.set(cell, (tally.get(cell) ?? 0) + 1);
-    }
-    if (tally.size > 1 || [...tally.values()].some((n) => n < options.minPoints)) return zoom;
+    const { clusters } = clusterVehicles(memberXs, memberYs, inside.length, zoom, options);
+    if (clusters.length !== 1 || clusters[0]?.count !== inside.length) return zoom;
   }
   return options.maxZoom + 1;
 }

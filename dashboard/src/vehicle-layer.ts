@@ -97,6 +97,8 @@ export class VehicleLayer {
   private drawnYs = new Float64Array(0);
   private drawnStatuses = new Uint8Array(0);
   private drawnIds: string[] = [];
+  /** The slots drawn on their own, in draw order (reused between packs). */
+  private order = new Int32Array(0);
   private drawnClusters: Cluster[] = [];
   private matrix = new Float64Array(16);
   private zoom = 0;
@@ -313,7 +315,8 @@ export class VehicleLayer {
       single++;
     }
     for (let s = 1; s < perStatus.length; s++) perStatus[s] = (perStatus[s] ?? 0) + (perStatus[s - 1] ?? 0);
-    const order = new Int32Array(single);
+    if (this.order.length < single) this.order = new Int32Array(this.xs.length);
+    const { order } = this;
     for (let i = 0; i < n; i++) {
       if ((clusterOf[i] ?? -1) >= 0) continue;
       const s = this.statuses[i] ?? 0;

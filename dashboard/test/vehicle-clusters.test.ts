@@ -37,6 +37,21 @@ describe('vehicle clusters', () => {
     expect([...clusterOf.slice(50)].every((index) => index === -1)).toBe(true);
   });
 
+  it('makes one group of a patch that straddles a cell edge', () => {
+    const zoom = 8;
+    const side = (512 / clusterOptions.cellPx) * 2 ** zoom;
+    const edge = 700 / side;
+    const middle = (300 + 0.5) / side;
+    // 40 vehicles within a tenth of a cell either side of the edge.
+    const xs = Float64Array.from(
+      { length: 40 },
+      (_, i) => edge + ((i % 2 === 0 ? 1 : -1) * (1 + (i % 5))) / (50 * side),
+    );
+    const ys = Float64Array.from({ length: 40 }, (_, i) => middle + (i % 3) / (50 * side));
+    const { clusters } = clusterVehicles(xs, ys, 40, zoom);
+    expect(clusters.map((c) => c.count)).toEqual([40]);
+  });
+
   it('draws every vehicle on its own past the grouping zoom', () => {
     const points = patch(-46.63, -23.55, 50);
     const { xs, ys } = fleet(points);

@@ -54,7 +54,10 @@ const CHROMIUM_ARGS = [
 ];
 /** Set to print, per view, the page's functions that took the most main-thread time (V8 CPU profile). */
 const PROFILE = process.env.BENCH_MAP_PROFILE === '1';
-/** Set to a folder to keep each view's trace (open it in Chromium's DevTools, Performance panel). */
+/**
+ * Set to a folder to keep each view's trace (open it in Chromium's DevTools, Performance panel)
+ * and a screenshot of the view as it was measured.
+ */
 const TRACE_DIR = process.env.BENCH_MAP_TRACE_DIR;
 const TICK_MS = 100;
 const MARK = 'vigia-live-update';
@@ -301,7 +304,10 @@ try {
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     const trace = await browser.stopTracing();
     const profile = profiler ? (await profiler.send('Profiler.stop')).profile : null;
-    if (TRACE_DIR) await writeFile(join(TRACE_DIR, `map-bench-${view}.json`), trace);
+    if (TRACE_DIR) {
+      await writeFile(join(TRACE_DIR, `map-bench-${view}.json`), trace);
+      await page.screenshot({ path: join(TRACE_DIR, `map-bench-${view}.png`) });
+    }
     const used = process.cpuUsage(cpu);
     const pushed = published - publishedBefore;
     const sizes = await page.evaluate(() => [...(globalThis as unknown as { __benchSizes: number[] }).__benchSizes]);
