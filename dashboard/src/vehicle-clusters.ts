@@ -29,7 +29,10 @@ export interface Cluster {
 
 export interface Clustering {
   clusters: Cluster[];
-  /** Per slot: the index in `clusters` of the group it is drawn in, or -1 when drawn on its own. */
+  /**
+   * Per slot: the index in `clusters` of the group it is drawn in, or -1 when drawn on its own
+   * (the first `count` entries; the array may be longer when the caller lent it).
+   */
   clusterOf: Int32Array;
 }
 
@@ -66,17 +69,18 @@ export function clusterVehicles(
   count: number,
   zoom: number,
   options: ClusterOptions = clusterOptions,
+  /** Reused for `clusterOf` when it holds `count` entries: a page redraws twice a second. */
+  into?: Int32Array,
 ): Clustering {
-  const clusterOf = new Int32Array(count).fill(-1);
+  const clusterOf = into && into.length >= count ? into : new Int32Array(count);
+  clusterOf.fill(-1, 0, count);
   if (zoom > options.maxZoom) return { clusters: [], clusterOf };
   const side = cellsPerSide(zoom, options);
-  const slotCells = new Int32Array(count);
   const cells = new Map<number, Cell>();
   for (let i = 0; i < count; i++) {
     const x = xs[i] ?? 0;
     const y = ys[i] ?? 0;
     const cell = cellOf(x, y, side);
-    slotCells[i] = cell;
     const entry = cells.get(cell);
     if (entry) {
       entry.n++;
@@ -116,7 +120,8 @@ export function clusterVehicles(
     }
     clusters.push({ x: sx / n, y: sy / n, count: n, cells: taken.map((c) => c.cell), zoom });
   }
-  if (clusters.length > 0) for (let i = 0; i < count; i++) clusterOf[i] = cells.get(slotCells[i] ?? -1)?.group ?? -1;
+  if (clusters.length > 0)
+    for (let i = 0; i < count; i++) clusterOf[i] = cells.get(cellOf(xs[i] ?? 0, ys[i] ?? 0, side))?.group ?? -1;
   return { clusters, clusterOf };
 }
 

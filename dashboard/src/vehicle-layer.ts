@@ -97,8 +97,9 @@ export class VehicleLayer {
   private drawnYs = new Float64Array(0);
   private drawnStatuses = new Uint8Array(0);
   private drawnIds: string[] = [];
-  /** The slots drawn on their own, in draw order (reused between packs). */
+  /** The slots drawn on their own, in draw order, and each slot's group (both reused between packs). */
   private order = new Int32Array(0);
+  private clusterOf: Int32Array = new Int32Array(0);
   private drawnClusters: Cluster[] = [];
   private matrix = new Float64Array(16);
   private zoom = 0;
@@ -301,9 +302,10 @@ export class VehicleLayer {
   /** Writes the instances in draw order into `words`; returns how many. */
   private pack(): number {
     const n = this.count;
-    const { clusters, clusterOf } = Number.isNaN(this.clusterZoom)
-      ? { clusters: [], clusterOf: new Int32Array(n).fill(-1) }
-      : clusterVehicles(this.xs, this.ys, n, this.clusterZoom);
+    // Past the grouping zoom `clusterVehicles` only marks every slot as drawn on its own.
+    const zoom = Number.isNaN(this.clusterZoom) ? clusterOptions.maxZoom + 1 : this.clusterZoom;
+    const { clusters, clusterOf } = clusterVehicles(this.xs, this.ys, n, zoom, clusterOptions, this.clusterOf);
+    this.clusterOf = clusterOf;
 
     // Markers by status (later statuses on top): a counting sort of the slots drawn on their own.
     const perStatus = new Int32Array(vehicleStatuses.length + 1);
