@@ -1,5 +1,4 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
-import type { PointLike } from 'maplibre-gl';
 import './styles.css';
 import { AlertStatusPanel } from './alert-status-panel.js';
 import { isAnalyticsRoute, mountAnalyticsDesk } from './analytics/analytics-desk.js';
@@ -33,12 +32,11 @@ import { mountSearch } from './search/search-navigation.js';
 import { ServerClock } from './server-clock.js';
 import { DashboardSession } from './session.js';
 import { mountSessionBar } from './session-bar.js';
-import { VehicleLayer, vehicleCircleLayerId, vehicleClusterLayerId } from './vehicle-layer.js';
+import { VehicleLayer } from './vehicle-layer.js';
 import { VehiclePopup } from './vehicle-popup.js';
 import { canDispatch, canUseFieldView, isRegulatorOrAdmin, onViewerChange } from './viewer.js';
 import { ViolationFeedPanel } from './violation-feed-panel.js';
 import { ViolationInspector } from './violation-inspector.js';
-import { ViolationMarkLayer } from './violation-mark-layer.js';
 import { ViolationStore } from './violation-store.js';
 import { ViolationSync } from './violation-sync.js';
 
@@ -86,7 +84,9 @@ async function main(): Promise<void> {
     styleUrl: config.styleUrl,
     onStyleFallback: (url) => notice.show(deskMessages.styleFailed(url)),
   });
-  installDebugHandle(map, store);
+  // The fleet's layer exists once the style has loaded (below).
+  let vehicleLayer: VehicleLayer | null = null;
+  installDebugHandle(map, store, () => vehicleLayer);
   renderAreaNavigation(requireElement('#area-nav', HTMLElement), map);
   new FleetPanel(requireElement('#fleet-panel', HTMLElement), store, config.offlineAfterS);
   window.setInterval(() => store.refreshStatuses(), statusRefreshMs);
@@ -168,15 +168,22 @@ async function main(): Promise<void> {
 
   await loaded;
   // Under the fleet: the registry's places as switchable layers, and where the built-in map lacks streets.
-  const mapLayers = mountMapLayers(map, { client: () => sync.client, onError: (message) => notice.show(message) });
+  const mapLayers = mountMapLayers(map, {
+    client: () => sync.client,
+    onError: (message) => notice.show(message),
+    vehicleAt: (point) => (vehicleLayer?.vehicleAt(point, clickTolerancePx) ?? null) !== null,
+  });
   void started.then(() => mapLayers.reference.load());
   const layer = new VehicleLayer(map, store);
+  vehicleLayer = layer;
   // The desk map asks the live feed for what it shows, at full pace, and the rest of the fleet
   // less often (dashboard/README.md, "The map at 20,000 vehicles"). The field view and the dispatch
   // console keep the whole feed: they rank vehicles outside the view by their live position.
   if (field === null && dispatchConsole === null) followMapViewport(map, (viewport) => session?.setViewport(viewport));
   dispatchConsole?.attachMap(map);
-  new ViolationMarkLayer(map, violations);
+  // A red ring around every vehicle with an open violation.
+  violations.subscribe(() => layer.setMarked(violations.flaggedVehicleIds()));
+  layer.setMarked(violations.flaggedVehicleIds());
   const evidence = new EvidenceLayer(map);
   const inspector = new ViolationInspector({
     map,
@@ -260,32 +267,14 @@ async function main(): Promise<void> {
   map.on('click', (event) => {
     if (fieldView?.handleMapClick(event.lngLat)) return;
     if (evidence.handleClick(event.point)) return;
-    const { x, y } = event.point;
-    const hitBox: [PointLike, PointLike] = [
-      [x - clickTolerancePx, y - clickTolerancePx],
-      [x + clickTolerancePx, y + clickTolerancePx],
-    ];
-    if (layer.handleClusterClick(hitBox)) return;
-    const [feature] = map.queryRenderedFeatures(hitBox, { layers: [vehicleCircleLayerId] });
-    const id: unknown = feature?.properties.id;
-    if (typeof id === 'string') popup.open(id);
+    if (layer.handleClusterClick(event.point)) return;
+    const id = layer.vehicleAt(event.point, clickTolerancePx);
+    if (id !== null) popup.open(id);
     else {
       popup.close();
       // In the dispatch console a click on the map (not on a vehicle) pins the pickup.
       dispatchConsole?.handleMapClick(event.lngLat);
     }
-  });
-  map.on('mouseenter', vehicleCircleLayerId, () => {
-    map.getCanvas().style.cursor = 'pointer';
-  });
-  map.on('mouseleave', vehicleCircleLayerId, () => {
-    map.getCanvas().style.cursor = '';
-  });
-  map.on('mouseenter', vehicleClusterLayerId, () => {
-    map.getCanvas().style.cursor = 'pointer';
-  });
-  map.on('mouseleave', vehicleClusterLayerId, () => {
-    map.getCanvas().style.cursor = '';
   });
   await started;
 }

@@ -1,162 +1,190 @@
-import type {
-  ExpressionSpecification,
-  GeoJSONFeatureDiff,
-  GeoJSONSource,
-  GeoJSONSourceDiff,
-  Map as MapLibreMap,
-  PointLike,
+import {
+  type CustomLayerInterface,
+  type CustomRenderMethodInput,
+  type Map as MapLibreMap,
+  MercatorCoordinate,
+  type PointLike,
 } from 'maplibre-gl';
 import type { FleetStore } from './fleet-store.js';
+import { type Cluster, clusterOptions, clusterVehicles, expansionZoom } from './vehicle-clusters.js';
+import { digitAdvancePx, digitHalfHeightPx, instanceWords, packColour, shapeKind, VehicleGl } from './vehicle-gl.js';
 import { statusStyles, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
+import { violationColors } from './violation-style.js';
 
-export const vehicleSourceId = 'vehicles';
-export const vehicleCircleLayerId = 'vehicles-circle';
-/** Groups of vehicles at city scale and above (see `clustering`). */
-export const vehicleClusterLayerId = 'vehicles-cluster';
+/** The fleet's layer in the map's style (a custom WebGL layer: MapLibre cannot query it). */
+export const vehicleLayerId = 'vehicles';
 
-/**
- * At city scale and further out, a dense patch of vehicles is drawn as one circle sized by how many
- * it holds: 20 000 markers there are a smear, and each frame would carry every one of them. Only
- * where at least `clusterMinPoints` vehicles fall within `clusterRadius` pixels, so a small fleet
- * (a cooperative, the demo) is drawn vehicle by vehicle at every zoom. Past `clusterMaxZoom`
- * (a neighbourhood) every vehicle is its own marker.
- */
-const clustering = { cluster: true, clusterMaxZoom: 11, clusterRadius: 40, clusterMinPoints: 20 } as const;
-const clusterColor = '#37474f';
-const selectedLayerId = 'vehicles-selected';
+const clusterColour = packColour('#37474f', 0.8);
+const white = packColour('#ffffff');
+const dimmedOpacity = 0.35;
+/** Ring radii, in marker radii (both follow the zoom as markers do). */
+const selectionRing = 2.2;
+const violationRing = 2;
 
-type VehicleFeature = GeoJSON.Feature<GeoJSON.Point, { id: string; status: string; rank: number }>;
+/** A group's radius in CSS pixels by how many vehicles it holds. */
+function clusterRadius(count: number): number {
+  if (count < 100) return 9;
+  if (count < 1000) return 13;
+  return count < 5000 ? 18 : 24;
+}
 
-/** What the source holds of a vehicle, to patch only what changed. */
-interface Drawn {
+/** Markers shrink at country scale so thousands stay readable, and grow at street scale. */
+function zoomScale(zoom: number): number {
+  if (zoom <= 4) return 0.6;
+  if (zoom <= 11) return 0.6 + ((zoom - 4) / 7) * 0.4;
+  if (zoom <= 16) return 1 + ((zoom - 11) / 5) * 0.6;
+  return 1.6;
+}
+
+/** Outlines are thinner at country scale. */
+function strokeScale(zoom: number): number {
+  return zoom >= 11 ? 1 : zoom <= 4 ? 0.5 : 0.5 + ((zoom - 4) / 7) * 0.5;
+}
+
+const statusIndex = Object.fromEntries(vehicleStatuses.map((status, index) => [status, index])) as Record<
+  VehicleStatus,
+  number
+>;
+const statusColour = vehicleStatuses.map((status) => packColour(statusStyles[status].color));
+const statusDimmedColour = vehicleStatuses.map((status) => packColour(statusStyles[status].color, dimmedOpacity));
+const statusStrokeDimmed = packColour('#ffffff', dimmedOpacity);
+const statusRadius = vehicleStatuses.map((status) => statusStyles[status].radiusPx);
+
+/** What the layer drew last, in the page's terms (for `window.vigia` and the tests). */
+export interface DrawnVehicle {
+  id: string;
   lon: number;
   lat: number;
   status: VehicleStatus;
 }
-
-/** `circle-sort-key`: later statuses in `vehicleStatuses` are drawn above earlier ones. */
-const drawRank = Object.fromEntries(vehicleStatuses.map((status, index) => [status, index])) as Record<
-  VehicleStatus,
-  number
->;
-
-// `match` takes a variable number of label/output pairs, which no tuple type can describe; hence the casts.
-const statusColor = [
-  'match',
-  ['get', 'status'],
-  ...vehicleStatuses.flatMap((status) => [status, statusStyles[status].color]),
-  statusStyles.offline.color,
-] as unknown as ExpressionSpecification;
-
-const statusRadius = [
-  'match',
-  ['get', 'status'],
-  ...vehicleStatuses.flatMap((status) => [status, statusStyles[status].radiusPx]),
-  statusStyles.offline.radiusPx,
-] as unknown as ExpressionSpecification;
-
-/**
- * Markers shrink at country scale so thousands of them stay readable, and grow at street scale.
- * Rings drawn around markers (selection, violations) use the same curve with a larger `scale`.
- */
-export function radiusByZoom(scale: number): ExpressionSpecification {
-  return [
-    'interpolate',
-    ['linear'],
-    ['zoom'],
-    4,
-    ['*', statusRadius, 0.6 * scale],
-    11,
-    ['*', statusRadius, scale],
-    16,
-    ['*', statusRadius, 1.6 * scale],
-  ];
+export interface DrawnCluster {
+  lon: number;
+  lat: number;
+  count: number;
 }
 
 /**
- * Draws the fleet as one GeoJSON source and WebGL circle layers: DOM markers cost a layout per
- * vehicle per update and do not hold up past a few hundred vehicles. The source is keyed by
- * vehicle id (`promoteId`) and patched with `updateData`: a push moves the features of the
- * vehicles it names, not a rebuild of the whole fleet's collection (20 000 features, 60 times a
- * second at worst). Only a new listing (sign-in, reconnect) sets the whole data again.
+ * Draws the fleet with one custom WebGL layer fed from typed arrays: each vehicle has a slot
+ * whose Web Mercator position and status are patched in place when the store reports it changed.
+ * On the next frame after any change the layer packs the instances in draw order (selection ring,
+ * groups, markers by status, violation rings, group counts) and uploads them in one buffer; a
+ * frame with nothing changed only redraws. MapLibre's GeoJSON source, which this replaces, re-tiled
+ * the fleet in its worker on every patch and took every touched tile back on the main thread
+ * (dashboard/README.md, "The map at 20,000 vehicles"). Clicks are resolved here too: the layer
+ * projects what it drew with the frame's own matrix and takes the nearest.
  */
 export class VehicleLayer {
-  private framePending = false;
-  private readonly drawn = new Map<string, Drawn>();
-  /** Vehicles changed since the last frame; `all`: redraw everything. */
-  private changed = new Set<string>();
-  private all = false;
+  // The fleet, one slot per placed vehicle (swap-removed, so slots 0..count-1 are in use).
+  private count = 0;
+  private ids: string[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private xs = new Float64Array(1024);
+  private ys = new Float64Array(1024);
+  private statuses = new Uint8Array(1024);
+
+  private selected: string | null = null;
+  private marked: ReadonlySet<string> = new Set();
+  private dimmed = false;
+  /** Set when what is packed no longer matches the fleet, the rings or the zoom's grouping. */
+  private dirty = true;
+  private clusterZoom = Number.NaN;
+
+  // What was packed and drawn last, for hit-testing and `drawn()`.
+  private words = new ArrayBuffer(1024 * instanceWords * 4);
+  private floats = new Float32Array(this.words);
+  private uints = new Uint32Array(this.words);
+  private drawnXs = new Float64Array(0);
+  private drawnYs = new Float64Array(0);
+  private drawnStatuses = new Uint8Array(0);
+  private drawnIds: string[] = [];
+  /** The slots drawn on their own, in draw order, and each slot's group (both reused between packs). */
+  private order = new Int32Array(0);
+  private clusterOf: Int32Array = new Int32Array(0);
+  private drawnClusters: Cluster[] = [];
+  private matrix = new Float64Array(16);
+  private zoom = 0;
+  private widthPx = 0;
+  private heightPx = 0;
+
+  private gl: VehicleGl | null = null;
+  private cursorSet = false;
+  private hoverPending = false;
 
   constructor(
     private readonly map: MapLibreMap,
     private readonly store: FleetStore,
   ) {
-    map.addSource(vehicleSourceId, { type: 'geojson', data: this.collection(), promoteId: 'id', ...clustering });
-    map.addLayer({
-      id: vehicleClusterLayerId,
-      type: 'circle',
-      source: vehicleSourceId,
-      filter: ['has', 'point_count'],
-      paint: {
-        'circle-color': clusterColor,
-        'circle-opacity': 0.8,
-        'circle-radius': ['step', ['get', 'point_count'], 9, 100, 13, 1000, 18, 5000, 24],
-        'circle-stroke-color': '#ffffff',
-        'circle-stroke-width': 1.5,
+    const layer: CustomLayerInterface = {
+      id: vehicleLayerId,
+      type: 'custom',
+      renderingMode: '2d',
+      render: (gl, options) => this.render(gl, options),
+      onRemove: () => {
+        this.gl?.dispose();
+        this.gl = null;
       },
-    });
-    map.addLayer({
-      id: selectedLayerId,
-      type: 'circle',
-      source: vehicleSourceId,
-      filter: ['==', ['get', 'id'], ''],
-      paint: {
-        'circle-radius': radiusByZoom(2.2),
-        'circle-color': statusColor,
-        'circle-opacity': 0.25,
-        'circle-stroke-color': statusColor,
-        'circle-stroke-width': 2,
-      },
-    });
-    map.addLayer({
-      id: vehicleCircleLayerId,
-      type: 'circle',
-      source: vehicleSourceId,
-      filter: ['!', ['has', 'point_count']],
-      layout: { 'circle-sort-key': ['get', 'rank'] },
-      paint: {
-        'circle-radius': radiusByZoom(1),
-        'circle-color': statusColor,
-        'circle-stroke-color': '#ffffff',
-        'circle-stroke-width': ['interpolate', ['linear'], ['zoom'], 4, 0.75, 11, 1.5],
-      },
-    });
+    };
+    map.addLayer(layer);
+    this.reload();
     store.subscribe((changed) => {
-      if (changed === null) this.all = true;
-      else for (const id of changed) this.changed.add(id);
-      this.scheduleRedraw();
+      if (changed === null) this.reload();
+      else for (const id of changed) this.patch(id);
+      this.dirty = true;
+      map.triggerRepaint();
+    });
+    map.on('mousemove', (event) => {
+      if (this.hoverPending) return;
+      this.hoverPending = true;
+      requestAnimationFrame(() => {
+        this.hoverPending = false;
+        const over = this.clusterAt(event.point) !== null || this.vehicleAt(event.point) !== null;
+        if (over === this.cursorSet) return;
+        this.cursorSet = over;
+        map.getCanvas().style.cursor = over ? 'pointer' : '';
+      });
     });
   }
 
-  /**
-   * A click on a group of vehicles zooms in until it comes apart; true when there was one under
-   * the click box.
-   */
-  handleClusterClick(box: [PointLike, PointLike]): boolean {
-    const [cluster] = this.map.queryRenderedFeatures(box, { layers: [vehicleClusterLayerId] });
-    const clusterId: unknown = cluster?.properties.cluster_id;
-    if (!cluster || typeof clusterId !== 'number' || cluster.geometry.type !== 'Point') return false;
-    const [lon = 0, lat = 0] = cluster.geometry.coordinates;
-    void this.map
-      .getSource<GeoJSONSource>(vehicleSourceId)
-      ?.getClusterExpansionZoom(clusterId)
-      .then((zoom) => this.map.easeTo({ center: [lon, lat], zoom }));
+  /** The vehicle drawn nearest `point` (CSS pixels on the map) within its marker plus `tolerancePx`. */
+  vehicleAt(point: { x: number; y: number }, tolerancePx = 5): string | null {
+    const scale = zoomScale(this.zoom);
+    let best: string | null = null;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.drawnIds.length; i++) {
+      const screen = this.toScreen(this.drawnXs[i] ?? 0, this.drawnYs[i] ?? 0);
+      if (!screen) continue;
+      const distance = Math.hypot(screen.x - point.x, screen.y - point.y);
+      const reach = (statusRadius[this.drawnStatuses[i] ?? 0] ?? 5) * scale + tolerancePx;
+      if (distance <= reach && distance < bestDistance) {
+        bestDistance = distance;
+        best = this.drawnIds[i] ?? null;
+      }
+    }
+    return best;
+  }
+
+  /** A click on a group zooms in until it comes apart; true when there was one under `point`. */
+  handleClusterClick(point: PointLike): boolean {
+    const cluster = this.clusterAt(pointOf(point));
+    if (!cluster) return false;
+    const zoom = expansionZoom(cluster, this.xs, this.ys, this.count);
+    const centre = new MercatorCoordinate(cluster.x, cluster.y).toLngLat();
+    this.map.easeTo({ center: centre, zoom });
     return true;
   }
 
   /** Rings the chosen vehicle so it can be followed while it moves; null clears the ring. */
   select(vehicleId: string | null): void {
-    this.map.setFilter(selectedLayerId, ['==', ['get', 'id'], vehicleId ?? '']);
+    this.selected = vehicleId;
+    this.changed();
+  }
+
+  /** Rings every vehicle with an open violation. */
+  setMarked(vehicleIds: Iterable<string>): void {
+    const next = new Set(vehicleIds);
+    if (next.size === this.marked.size && [...next].every((id) => this.marked.has(id))) return;
+    this.marked = next;
+    this.changed();
   }
 
   /**
@@ -164,88 +192,277 @@ export class VehicleLayer {
    * confused with live markers; the markers stay visible to keep the live context.
    */
   setDimmed(dimmed: boolean): void {
-    const opacity = dimmed ? 0.35 : 1;
-    this.map.setPaintProperty(vehicleCircleLayerId, 'circle-opacity', opacity);
-    this.map.setPaintProperty(vehicleCircleLayerId, 'circle-stroke-opacity', opacity);
+    this.dimmed = dimmed;
+    this.changed();
   }
 
-  /** Pushes bursts of updates to the GPU at most once per frame; a hidden tab defers it until shown. */
-  private scheduleRedraw(): void {
-    if (this.framePending) return;
-    this.framePending = true;
-    requestAnimationFrame(() => {
-      this.framePending = false;
-      this.redraw();
+  /** The vehicles and groups of the last frame drawn, in geographic coordinates. */
+  drawn(): { vehicles: DrawnVehicle[]; clusters: DrawnCluster[] } {
+    const vehicles = this.drawnIds.map((id, i) => {
+      const { lng, lat } = new MercatorCoordinate(this.drawnXs[i] ?? 0, this.drawnYs[i] ?? 0).toLngLat();
+      return { id, lon: lng, lat, status: vehicleStatuses[this.drawnStatuses[i] ?? 0] ?? 'offline' };
+    });
+    const clusters = this.drawnClusters.map((cluster) => {
+      const { lng, lat } = new MercatorCoordinate(cluster.x, cluster.y).toLngLat();
+      return { lon: lng, lat, count: cluster.count };
+    });
+    return { vehicles, clusters };
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    this.map.triggerRepaint();
+  }
+
+  private render(context: WebGLRenderingContext | WebGL2RenderingContext, options: CustomRenderMethodInput): void {
+    if (!(context instanceof WebGL2RenderingContext)) throw new Error('the vehicle layer needs WebGL 2');
+    // The canvas's drawing size over the pixel ratio: reading its CSS size would force a layout each frame.
+    const canvas = this.map.getCanvas();
+    const pixelRatio = this.map.getPixelRatio();
+    this.gl ??= new VehicleGl(context, pixelRatio);
+    this.zoom = this.map.getZoom();
+    this.widthPx = canvas.width / pixelRatio;
+    this.heightPx = canvas.height / pixelRatio;
+    this.matrix.set(options.defaultProjectionData.mainMatrix);
+    const clusterZoom = Math.floor(this.zoom) <= clusterOptions.maxZoom ? Math.floor(this.zoom) : Number.NaN;
+    if (!Object.is(clusterZoom, this.clusterZoom)) {
+      this.clusterZoom = clusterZoom;
+      this.dirty = true;
+    }
+    if (this.dirty) {
+      this.dirty = false;
+      // Packing may replace the buffer with a larger one: count first, then hand it over.
+      const count = this.pack();
+      this.gl.upload(this.words, count);
+    }
+    const centre = MercatorCoordinate.fromLngLat(this.map.getCenter());
+    this.gl.draw({
+      matrix: this.matrix,
+      centreX: centre.x,
+      centreY: centre.y,
+      widthPx: this.widthPx,
+      heightPx: this.heightPx,
+      zoomScale: zoomScale(this.zoom),
+      strokeScale: strokeScale(this.zoom),
     });
   }
 
-  private redraw(): void {
-    const source = this.map.getSource<GeoJSONSource>(vehicleSourceId);
-    if (!source) return;
-    if (this.all) {
-      this.all = false;
-      this.changed.clear();
-      source.setData(this.collection());
+  /** Every placed vehicle again (a new listing: sign-in, reconnection). */
+  private reload(): void {
+    this.count = 0;
+    this.ids = [];
+    this.slotOf.clear();
+    for (const vehicle of this.store.all()) this.patch(vehicle.id);
+  }
+
+  /** Brings one vehicle's slot in line with the store: placed, moved, restyled or removed. */
+  private patch(id: string): void {
+    const vehicle = this.store.get(id);
+    let slot = this.slotOf.get(id);
+    if (!vehicle?.position) {
+      if (slot === undefined) return;
+      // Swap-remove: the last slot takes the freed one.
+      const last = this.count - 1;
+      const lastId = this.ids[last] ?? '';
+      this.xs[slot] = this.xs[last] ?? 0;
+      this.ys[slot] = this.ys[last] ?? 0;
+      this.statuses[slot] = this.statuses[last] ?? 0;
+      this.ids[slot] = lastId;
+      this.slotOf.set(lastId, slot);
+      this.slotOf.delete(id);
+      this.ids.length = last;
+      this.count = last;
       return;
     }
-    const diff = this.diff();
-    if (diff) source.updateData(diff);
-  }
-
-  /** The changes since the last frame as a source diff; null when nothing drawn changed. */
-  private diff(): GeoJSONSourceDiff | null {
-    const add: VehicleFeature[] = [];
-    const update: GeoJSONFeatureDiff[] = [];
-    const remove: string[] = [];
-    for (const id of this.changed) {
-      const vehicle = this.store.get(id);
-      const before = this.drawn.get(id);
-      if (!vehicle?.position) {
-        if (before) {
-          remove.push(id);
-          this.drawn.delete(id);
-        }
-        continue;
-      }
-      const { lon, lat } = vehicle.position;
-      if (!before) {
-        add.push(this.feature(id, lon, lat, vehicle.status));
-        continue;
-      }
-      const patch: GeoJSONFeatureDiff = { id };
-      if (before.lon !== lon || before.lat !== lat) patch.newGeometry = { type: 'Point', coordinates: [lon, lat] };
-      if (before.status !== vehicle.status) {
-        patch.addOrUpdateProperties = [
-          { key: 'status', value: vehicle.status },
-          { key: 'rank', value: drawRank[vehicle.status] },
-        ];
-      }
-      if (patch.newGeometry === undefined && patch.addOrUpdateProperties === undefined) continue;
-      update.push(patch);
-      this.drawn.set(id, { lon, lat, status: vehicle.status });
+    if (slot === undefined) {
+      slot = this.count++;
+      if (slot >= this.xs.length) this.grow();
+      this.slotOf.set(id, slot);
+      this.ids[slot] = id;
     }
-    this.changed.clear();
-    if (add.length === 0 && update.length === 0 && remove.length === 0) return null;
-    return { add, update, remove };
+    const { lon, lat } = vehicle.position;
+    this.xs[slot] = (lon + 180) / 360;
+    this.ys[slot] = mercatorY(lat);
+    this.statuses[slot] = statusIndex[vehicle.status];
   }
 
-  /** Every placed vehicle, and what is drawn of each from now on. */
-  private collection(): GeoJSON.FeatureCollection<GeoJSON.Point> {
-    this.drawn.clear();
-    const features: VehicleFeature[] = [];
-    for (const vehicle of this.store.all()) {
-      if (!vehicle.position) continue;
-      features.push(this.feature(vehicle.id, vehicle.position.lon, vehicle.position.lat, vehicle.status));
+  private grow(): void {
+    const size = this.xs.length * 2;
+    const xs = new Float64Array(size);
+    const ys = new Float64Array(size);
+    const statuses = new Uint8Array(size);
+    xs.set(this.xs);
+    ys.set(this.ys);
+    statuses.set(this.statuses);
+    this.xs = xs;
+    this.ys = ys;
+    this.statuses = statuses;
+  }
+
+  /** Writes the instances in draw order into `words`; returns how many. */
+  private pack(): number {
+    const n = this.count;
+    // Past the grouping zoom `clusterVehicles` only marks every slot as drawn on its own.
+    const zoom = Number.isNaN(this.clusterZoom) ? clusterOptions.maxZoom + 1 : this.clusterZoom;
+    const { clusters, clusterOf } = clusterVehicles(this.xs, this.ys, n, zoom, clusterOptions, this.clusterOf);
+    this.clusterOf = clusterOf;
+
+    // Markers by status (later statuses on top): a counting sort of the slots drawn on their own.
+    const perStatus = new Int32Array(vehicleStatuses.length + 1);
+    let single = 0;
+    for (let i = 0; i < n; i++) {
+      if ((clusterOf[i] ?? -1) >= 0) continue;
+      const s = this.statuses[i] ?? 0;
+      perStatus[s + 1] = (perStatus[s + 1] ?? 0) + 1;
+      single++;
     }
-    return { type: 'FeatureCollection', features };
-  }
+    for (let s = 1; s < perStatus.length; s++) perStatus[s] = (perStatus[s] ?? 0) + (perStatus[s - 1] ?? 0);
+    if (this.order.length < single) this.order = new Int32Array(this.xs.length);
+    const { order } = this;
+    for (let i = 0; i < n; i++) {
+      if ((clusterOf[i] ?? -1) >= 0) continue;
+      const s = this.statuses[i] ?? 0;
+      const at = perStatus[s] ?? 0;
+      order[at] = i;
+      perStatus[s] = at + 1;
+    }
 
-  private feature(id: string, lon: number, lat: number, status: VehicleStatus): VehicleFeature {
-    this.drawn.set(id, { lon, lat, status });
-    return {
-      type: 'Feature',
-      geometry: { type: 'Point', coordinates: [lon, lat] },
-      properties: { id, status, rank: drawRank[status] },
+    const selectedSlot = this.selected === null ? undefined : this.slotOf.get(this.selected);
+    const selected = selectedSlot !== undefined && (clusterOf[selectedSlot] ?? -1) < 0 ? selectedSlot : -1;
+    const markedSlots: number[] = [];
+    for (const id of this.marked) {
+      const slot = this.slotOf.get(id);
+      if (slot !== undefined && (clusterOf[slot] ?? -1) < 0) markedSlots.push(slot);
+    }
+    const digits = clusters.reduce((sum, cluster) => sum + String(cluster.count).length, 0);
+    const total = (selected >= 0 ? 1 : 0) + clusters.length + single + markedSlots.length + digits;
+    if (this.words.byteLength < total * instanceWords * 4)
+      this.words = new ArrayBuffer(
+        Math.max(total, 2 * (this.words.byteLength / (instanceWords * 4))) * instanceWords * 4,
+      );
+    if (this.floats.buffer !== this.words) {
+      this.floats = new Float32Array(this.words);
+      this.uints = new Uint32Array(this.words);
+    }
+    const { floats, uints } = this;
+    let k = 0;
+    const put = (
+      x: number,
+      y: number,
+      radius: number,
+      stroke: number,
+      kind: number,
+      offsetX: number,
+      digit: number,
+      fill: number,
+      strokeColour: number,
+    ) => {
+      const o = k * instanceWords;
+      const hx = Math.fround(x);
+      const hy = Math.fround(y);
+      floats[o] = hx;
+      floats[o + 1] = hy;
+      floats[o + 2] = x - hx;
+      floats[o + 3] = y - hy;
+      floats[o + 4] = radius;
+      floats[o + 5] = stroke;
+      floats[o + 6] = kind;
+      floats[o + 7] = offsetX;
+      floats[o + 8] = digit;
+      uints[o + 9] = fill;
+      uints[o + 10] = strokeColour;
+      k++;
     };
+    const scaled = shapeKind.scaledCircle;
+
+    if (selected >= 0) {
+      const s = this.statuses[selected] ?? 0;
+      const colour = statusStyles[vehicleStatuses[s] ?? 'offline'].color;
+      put(
+        this.xs[selected] ?? 0,
+        this.ys[selected] ?? 0,
+        (statusRadius[s] ?? 5) * selectionRing,
+        2,
+        scaled,
+        0,
+        0,
+        packColour(colour, 0.25),
+        packColour(colour),
+      );
+    }
+    for (const cluster of clusters)
+      put(cluster.x, cluster.y, clusterRadius(cluster.count), 1.5, shapeKind.fixedCircle, 0, 0, clusterColour, white);
+
+    if (this.drawnXs.length < single) {
+      this.drawnXs = new Float64Array(this.xs.length);
+      this.drawnYs = new Float64Array(this.xs.length);
+      this.drawnStatuses = new Uint8Array(this.xs.length);
+    }
+    this.drawnIds.length = single;
+    for (let j = 0; j < single; j++) {
+      const i = order[j] ?? 0;
+      const s = this.statuses[i] ?? 0;
+      const x = this.xs[i] ?? 0;
+      const y = this.ys[i] ?? 0;
+      this.drawnXs[j] = x;
+      this.drawnYs[j] = y;
+      this.drawnStatuses[j] = s;
+      this.drawnIds[j] = this.ids[i] ?? '';
+      const fill = (this.dimmed ? statusDimmedColour[s] : statusColour[s]) ?? 0;
+      put(x, y, statusRadius[s] ?? 5, 1.5, scaled, 0, 0, fill, this.dimmed ? statusStrokeDimmed : white);
+    }
+    const ring = packColour(violationColors.mark);
+    const ringFill = packColour(violationColors.mark, 0.12);
+    for (const slot of markedSlots) {
+      const s = this.statuses[slot] ?? 0;
+      put(
+        this.xs[slot] ?? 0,
+        this.ys[slot] ?? 0,
+        (statusRadius[s] ?? 5) * violationRing,
+        3,
+        scaled,
+        0,
+        0,
+        ringFill,
+        ring,
+      );
+    }
+    for (const cluster of clusters) {
+      const text = String(cluster.count);
+      for (let d = 0; d < text.length; d++) {
+        const offset = (d - (text.length - 1) / 2) * digitAdvancePx;
+        put(cluster.x, cluster.y, digitHalfHeightPx, 0, shapeKind.digit, offset, Number(text[d]), white, 0);
+      }
+    }
+    this.drawnClusters = clusters;
+    return k;
   }
+
+  private clusterAt(point: { x: number; y: number }): Cluster | null {
+    for (const cluster of this.drawnClusters) {
+      const screen = this.toScreen(cluster.x, cluster.y);
+      if (screen && Math.hypot(screen.x - point.x, screen.y - point.y) <= clusterRadius(cluster.count) + 2)
+        return cluster;
+    }
+    return null;
+  }
+
+  /** Where a Mercator position was drawn on the last frame, in CSS pixels; null behind the camera. */
+  private toScreen(x: number, y: number): { x: number; y: number } | null {
+    const m = this.matrix;
+    const cx = (m[0] ?? 0) * x + (m[4] ?? 0) * y + (m[12] ?? 0);
+    const cy = (m[1] ?? 0) * x + (m[5] ?? 0) * y + (m[13] ?? 0);
+    const cw = (m[3] ?? 0) * x + (m[7] ?? 0) * y + (m[15] ?? 0);
+    if (cw <= 0) return null;
+    return { x: ((cx / cw + 1) / 2) * this.widthPx, y: ((1 - cy / cw) / 2) * this.heightPx };
+  }
+}
+
+function mercatorY(lat: number): number {
+  const sin = Math.sin((lat * Math.PI) / 180);
+  return 0.5 - (0.25 * Math.log((1 + sin) / (1 - sin))) / Math.PI;
+}
+
+function pointOf(point: PointLike): { x: number; y: number } {
+  return Array.isArray(point) ? { x: point[0], y: point[1] } : point;
 }

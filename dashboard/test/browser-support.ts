@@ -279,3 +279,30 @@ export async function openDesk(
   );
   return page;
 }
+
+/**
+ * Whether the map shows `colour` at a geographic position (within 2 px of where it projects): a
+ * marker actually drawn there, read from the canvas rather than from what a layer says it drew.
+ */
+export async function colourDrawnAt(
+  page: Page,
+  position: { lon: number; lat: number },
+  colour: Rgb,
+  name: string,
+): Promise<boolean> {
+  await waitForIdleMap(page);
+  const point = await page.evaluate(
+    (p) => (globalThis as unknown as { vigia?: { map: PageMap } }).vigia?.map.project([p.lon, p.lat]),
+    position,
+  );
+  if (!point) return false;
+  const image = await mapScreenshot(page, name);
+  const mask = colourMask(image, [colour]);
+  for (let dy = -2; dy <= 2; dy++)
+    for (let dx = -2; dx <= 2; dx++) {
+      const x = Math.round(point.x) + dx;
+      const y = Math.round(point.y) + dy;
+      if (x >= 0 && y >= 0 && x < image.width && y < image.height && mask[y * image.width + x] === 1) return true;
+    }
+  return false;
+}

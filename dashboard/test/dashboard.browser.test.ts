@@ -7,7 +7,6 @@ import { seedPgliteDataDir } from '@vigia/db/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vehicleCircleLayerId } from '../src/vehicle-layer.js';
 import { statusStyles, type VehicleStatus } from '../src/vehicle-status.js';
 import {
   chromiumArgs,
@@ -40,18 +39,12 @@ interface VehicleSnapshot {
   lon: number;
   status: VehicleStatus;
 }
-/** What the popup test reads of the drawn vehicles. */
-interface RenderedFeatures {
-  queryRenderedFeatures(options: { layers: string[] }): Array<{
-    properties: Record<string, unknown>;
-    geometry: { type: string; coordinates?: unknown };
-  }>;
-}
-
 interface PageGlobals {
   vigia?: {
-    map: PageMap & RenderedFeatures;
+    map: PageMap;
     vehicles(): VehicleSnapshot[];
+    /** What the fleet's WebGL layer drew on its last frame. */
+    drawn(): { vehicles: VehicleSnapshot[] };
   };
 }
 
@@ -150,23 +143,22 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     const popup = page.locator('.maplibregl-popup .vehicle-popup');
     let target: { id: string; x: number; y: number; distance: number } | null = null;
     for (let attempt = 0; attempt < 20; attempt++) {
-      target = await page.evaluate((layer) => {
+      target = await page.evaluate(() => {
         const vigia = (globalThis as unknown as PageGlobals).vigia;
         if (!vigia) return null;
         const { clientWidth: width, clientHeight: height } = vigia.map.getCanvas();
-        // The vehicle nearest the centre where the map has drawn it, which is where a click finds it: the fleet's data can
-        // be a push ahead of the drawing on a loaded machine.
+        // The live vehicle nearest the centre where the map has drawn it, which is where a click finds it: the fleet's data
+        // can be a push ahead of the drawing on a loaded machine.
         let best: { id: string; x: number; y: number; distance: number } | null = null;
-        for (const feature of vigia.map.queryRenderedFeatures({ layers: [layer] })) {
-          const id = feature.properties.id;
-          const coordinates = feature.geometry.coordinates;
-          if (typeof id !== 'string' || feature.geometry.type !== 'Point' || !Array.isArray(coordinates)) continue;
-          const point = vigia.map.project([Number(coordinates[0]), Number(coordinates[1])]);
+        for (const vehicle of vigia.drawn().vehicles) {
+          if (vehicle.status === 'offline') continue;
+          const point = vigia.map.project([vehicle.lon, vehicle.lat]);
+          if (point.x < 0 || point.y < 0 || point.x > width || point.y > height) continue;
           const distance = Math.hypot(point.x - width / 2, point.y - height / 2);
-          if (!best || distance < best.distance) best = { id, x: point.x, y: point.y, distance };
+          if (!best || distance < best.distance) best = { id: vehicle.id, x: point.x, y: point.y, distance };
         }
         return best;
-      }, vehicleCircleLayerId);
+      });
       // None drawn in view (the vehicle the previous test followed drove out of it, or the live
       // channel is catching up on a loaded machine): go to a reporting vehicle, as a user would.
       if (!target) {

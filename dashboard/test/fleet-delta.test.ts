@@ -63,4 +63,19 @@ describe('fleet store, delta rows', () => {
     expect(fleet.get('unknown')).toBeUndefined();
     expect(changes).toHaveLength(1);
   });
+
+  it('keeps its counts by status as vehicles arrive, change, go offline and are cleared', () => {
+    let now = base + 5000;
+    const fleet = new FleetStore({ offlineAfterS: 120, now: () => now });
+    fleet.applyDelta({ base, rows: [firstRow, { ...firstRow, id: 'taxi-2', plate: 'JKL1A24' }] });
+    expect(fleet.counts()).toMatchObject({ total: 2, online: 2, byStatus: { free: 2, 'hired-1': 0 } });
+    fleet.applyDelta({ base: base + 1000, rows: [{ id: 'taxi-2', t: 0, meterState: 'hired', tariff: 1 }] });
+    expect(fleet.counts()).toMatchObject({ total: 2, online: 2, byStatus: { free: 1, 'hired-1': 1 } });
+    // 120.5 s after `base`: taxi-1 (last seen then) is past the 120 s window, taxi-2 (a second later) is not.
+    now = base + 120_500;
+    fleet.refreshStatuses();
+    expect(fleet.counts()).toMatchObject({ total: 2, online: 1, byStatus: { free: 0, 'hired-1': 1, offline: 1 } });
+    fleet.clear();
+    expect(fleet.counts()).toMatchObject({ total: 0, online: 0, byStatus: { free: 0, 'hired-1': 0, offline: 0 } });
+  });
 });

@@ -2,11 +2,13 @@ import type { FleetUpdate } from '@vigia/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSystem, type TestSystem } from '../../api/test/support.js';
-import { vehicleCircleLayerId } from '../src/vehicle-layer.js';
+import { statusStyles } from '../src/vehicle-status.js';
 import {
   chromiumPath,
+  colourDrawnAt,
   ensureDashboardBuilt,
   hasChromium,
+  hexToRgb,
   launchChromium,
   openDesk,
   type PageMap,
@@ -25,10 +27,10 @@ if (!hasChromium) console.warn(`live viewport browser test skipped: ${chromiumPa
 
 interface PageGlobals {
   vigia?: {
-    map: PageMap & {
-      queryRenderedFeatures(options: { layers: string[] }): Array<{ properties: Record<string, unknown> }>;
-    };
+    map: PageMap;
     vehicles(): Array<{ id: string; lat: number; lon: number }>;
+    /** What the fleet's WebGL layer drew on its last frame. */
+    drawn(): { vehicles: Array<{ id: string; lat: number; lon: number }> };
   };
 }
 
@@ -72,12 +74,13 @@ describe.skipIf(!hasChromium)('live viewport in headless Chromium', () => {
     );
   const drawn = (id: string) =>
     page.evaluate(
-      ({ vehicleId, layer }) =>
-        (globalThis as unknown as PageGlobals).vigia?.map
-          .queryRenderedFeatures({ layers: [layer] })
-          .some((feature) => feature.properties.id === vehicleId) === true,
-      { vehicleId: id, layer: vehicleCircleLayerId },
+      (vehicleId) =>
+        (globalThis as unknown as PageGlobals).vigia?.drawn().vehicles.some((v) => v.id === vehicleId) === true,
+      id,
     );
+  /** A free taxi's green on the canvas where the map puts `position`. */
+  const freeTaxiDrawnAt = (position: { lon: number; lat: number }, name: string) =>
+    colourDrawnAt(page, position, hexToRgb(statusStyles.free.color), name);
 
   /** Moves the map and waits until the server acknowledged the viewport the move sent. */
   async function showArea(camera: { center: [number, number]; zoom: number }): Promise<void> {
@@ -118,6 +121,7 @@ describe.skipIf(!hasChromium)('live viewport in headless Chromium', () => {
     // A taxi in view moves: it is drawn, through a delta push.
     await publish(update('vp-df-1', -15.79, -47.88));
     await expect.poll(() => drawn('vp-df-1'), { timeout: 30_000 }).toBe(true);
+    expect(await freeTaxiDrawnAt({ lon: -47.88, lat: -15.79 }, 'viewport-brasilia')).toBe(true);
     expect(received.some((frame) => frame.startsWith('42/live,["fleet-delta"'))).toBe(true);
     expect(received.some((frame) => frame.startsWith('42/live,["fleet",'))).toBe(false);
 
@@ -132,5 +136,6 @@ describe.skipIf(!hasChromium)('live viewport in headless Chromium', () => {
     await showArea(belem);
     await expect.poll(() => drawn('vp-belem-1'), { timeout: 30_000 }).toBe(true);
     expect(await vehicle('vp-belem-1')).toMatchObject({ lat: -1.42, lon: -48.49 });
+    expect(await freeTaxiDrawnAt({ lon: -48.49, lat: -1.42 }, 'viewport-belem')).toBe(true);
   }, 120_000);
 });

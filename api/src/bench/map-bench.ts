@@ -52,9 +52,15 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
-/** Set to print, per view, the page's functions that took the most main-thread time (V8 CPU profile). */
+/**
+ * Set to print, per view, the page's functions that took the most main-thread time (V8 CPU profile)
+ * and those that allocated the most (V8 sampling heap profile).
+ */
 const PROFILE = process.env.BENCH_MAP_PROFILE === '1';
-/** Set to a folder to keep each view's trace (open it in Chromium's DevTools, Performance panel). */
+/**
+ * Set to a folder to keep each view's trace (open it in Chromium's DevTools, Performance panel)
+ * and a screenshot of the view as it was measured.
+ */
 const TRACE_DIR = process.env.BENCH_MAP_TRACE_DIR;
 const TICK_MS = 100;
 const MARK = 'vigia-live-update';
@@ -249,7 +255,7 @@ try {
         // loads, which with 20 000 vehicles moving is most of the time).
         const vigia = (globalThis as { vigia?: { map: { getLayer(id: string): unknown }; vehicles(): unknown[] } })
           .vigia;
-        return vigia?.map.getLayer('vehicles-circle') !== undefined && vigia.vehicles().length >= expected;
+        return vigia?.map.getLayer('vehicles') !== undefined && vigia.vehicles().length >= expected;
       },
       VEHICLES,
       { timeout: 180_000, polling: 500 },
@@ -287,6 +293,13 @@ try {
     if (profiler) {
       await profiler.send('Profiler.enable');
       await profiler.send('Profiler.start');
+      await profiler.send('HeapProfiler.enable');
+      // Samples are kept until the end, so what was allocated and collected is counted too.
+      await profiler.send('HeapProfiler.startSampling', {
+        samplingInterval: 16_384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     }
     await browser.startTracing(page, {
       categories: [
@@ -301,7 +314,11 @@ try {
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     const trace = await browser.stopTracing();
     const profile = profiler ? (await profiler.send('Profiler.stop')).profile : null;
-    if (TRACE_DIR) await writeFile(join(TRACE_DIR, `map-bench-${view}.json`), trace);
+    const allocations = profiler ? (await profiler.send('HeapProfiler.stopSampling')).profile : null;
+    if (TRACE_DIR) {
+      await writeFile(join(TRACE_DIR, `map-bench-${view}.json`), trace);
+      await page.screenshot({ path: join(TRACE_DIR, `map-bench-${view}.png`) });
+    }
     const used = process.cpuUsage(cpu);
     const pushed = published - publishedBefore;
     const sizes = await page.evaluate(() => [...(globalThis as unknown as { __benchSizes: number[] }).__benchSizes]);
@@ -365,6 +382,7 @@ try {
         ),
       );
     if (profile) printHotFunctions(profile);
+    if (allocations) printAllocations(allocations.head, SECONDS);
     console.log(
       `  server and feed process: ${((used.user + used.system) / Math.max(1, pushed)).toFixed(1)} µs CPU per vehicle update published (${pushed} updates)`,
     );
@@ -417,6 +435,30 @@ function printHotFunctions(profile: CpuProfile): void {
   for (const [key, msSpent] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
     console.log(`    ${msSpent.toFixed(0).padStart(6)} ms  ${key}`);
   }
+}
+
+interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/** Bytes allocated by function over the sampling heap profile, the 12 largest. */
+function printAllocations(head: AllocationNode, seconds: number): void {
+  const self = new Map<string, number>();
+  let total = 0;
+  const visit = (node: AllocationNode) => {
+    const frame = node.callFrame;
+    const key = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').pop() ?? ''}:${frame.lineNumber}`;
+    self.set(key, (self.get(key) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) visit(child);
+  };
+  visit(head);
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  console.log(`  allocated by function (sampled, ${mb(total / seconds)} MiB/s in all):`);
+  for (const [key, bytes] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    console.log(`    ${mb(bytes).padStart(6)} MiB  ${key}`);
 }
 
 interface MapCamera {

@@ -91,7 +91,7 @@ class DriverApp {
     Object.defineProperty(window, 'vigia', {
       get: (): VigiaDebugHandle | undefined => {
         const map = this.bookingPanel.mapInstance;
-        return map ? { map, vehicles: () => [] } : undefined;
+        return map ? { map, vehicles: () => [], drawn: () => ({ vehicles: [], clusters: [] }) } : undefined;
       },
       configurable: false,
       enumerable: false,

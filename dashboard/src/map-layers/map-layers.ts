@@ -17,7 +17,11 @@ export interface MapLayers {
  */
 export function mountMapLayers(
   map: MapLibreMap,
-  options: { client: () => ApiClient | null; onError: (message: string) => void },
+  options: {
+    client: () => ApiClient | null;
+    onError: (message: string) => void;
+    vehicleAt: (point: { x: number; y: number }) => boolean;
+  },
 ): MapLayers {
   const reference = new ReferenceLayers({ map, visible: storedLayerVisibility(), ...options });
   map.addControl(new LayerControl(reference), 'top-right');

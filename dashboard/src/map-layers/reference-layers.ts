@@ -12,7 +12,6 @@ import { listStands, standCentre, standQueue } from '../dispatch-api.js';
 import { clockDuration } from '../dispatch-types.js';
 import { element, valueElement } from '../dom.js';
 import { circlePolygon } from '../place-geometry.js';
-import { vehicleCircleLayerId } from '../vehicle-layer.js';
 import { mapLayersMessages as m } from './map-layers-messages.js';
 
 /**
@@ -75,6 +74,8 @@ export interface ReferenceLayersOptions {
   client: () => ApiClient | null;
   visible: Visibility;
   onError: (message: string) => void;
+  /** Whether a live vehicle is drawn under a point of the map (CSS pixels); its popup wins a click. */
+  vehicleAt: (point: { x: number; y: number }) => boolean;
 }
 
 export class ReferenceLayers {
@@ -238,11 +239,7 @@ export class ReferenceLayers {
       [x + clickTolerancePx, y + clickTolerancePx],
     ];
     // A vehicle on top of a place is what the user meant: its own popup opens instead.
-    if (
-      this.map.getLayer(vehicleCircleLayerId) &&
-      this.map.queryRenderedFeatures(box, { layers: [vehicleCircleLayerId] }).length > 0
-    )
-      return;
+    if (this.options.vehicleAt(event.point)) return;
     const layers = clickableLayers.filter((id) => this.map.getLayer(id));
     const [feature] = this.map.queryRenderedFeatures(box, { layers });
     if (!feature) {
