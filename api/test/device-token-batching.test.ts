@@ -45,6 +45,40 @@ describe('batched device-token lookups', () => {
     expect(directory.tokenQueryStats.queries).toBe(1);
   });
 
+  it('sends the misses asked for while a lookup is in flight together in the next one, not one query per turn', async () => {
+    const directory = new DeviceDirectory(sys.db, 60_000);
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // Hold PGlite's one connection so the first lookup stays in flight while the others are asked.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding!: () => void;
+    const holdingNow = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const transaction = sys.db.transaction(async () => {
+      holding();
+      await held;
+    });
+    await holdingNow;
+    const first = directory.byTokenHash(hashToken(devices[0]?.token ?? ''));
+    await turn();
+    await turn();
+    const later: Promise<unknown>[] = [];
+    for (const d of devices.slice(1)) {
+      later.push(directory.byTokenHash(hashToken(d.token)));
+      await turn();
+    }
+    release();
+    await transaction;
+    const found = await Promise.all([first, ...later]);
+    expect(found.map((e) => (e as { deviceId?: string } | undefined)?.deviceId)).toEqual(
+      devices.map((d) => d.deviceId),
+    );
+    expect(directory.tokenQueryStats).toEqual({ lookups: DEVICES, queries: 2 });
+  });
+
   it('answers the token resolver: a device principal for a device token, nothing for an unknown one', async () => {
     const directory = new DeviceDirectory(sys.db, 60_000);
     const resolve = createTokenResolver({ adminToken: sys.adminToken, db: sys.db, devices: directory, ttlMs: 60_000 });

@@ -60,9 +60,10 @@ export class DeviceDirectory {
   private readonly unknownTokens: BoundedCache<string, true>;
   /** Each vehicle's entry as last looked up: the vehicle facts a fleet update carries. */
   private readonly byVehicle: BoundedCache<string, DeviceEntry>;
-  /** Token hashes missed by the cache in this turn of the event loop, each with its callers. */
+  /** Token hashes missed by the cache and not yet asked for, each with its callers. */
   private tokenWaiters = new Map<string, TokenWaiter[]>();
-  private tokenFlush: NodeJS.Immediate | undefined;
+  /** A lookup of missed tokens is scheduled or in flight: new misses wait for the next one. */
+  private tokenFlushing = false;
   private readonly tokenQueries = { lookups: 0, queries: 0 };
   /** Known entries whose time to live has passed, to re-read together. */
   private readonly refreshTokens = new Set<string>();
@@ -133,10 +134,11 @@ export class DeviceDirectory {
 
   /**
    * The device a token hash belongs to. Cache misses are not looked up one query each: the ones
-   * asked for within one turn of the event loop wait for `setImmediate` and go to the database
-   * together, in one `token_hash = ANY($1)` query (PGlite has one connection, and each statement
-   * costs its JavaScript protocol layer as much as its engine: at 2,000 devices whose cached
-   * tokens expire every DEVICE_CACHE_TTL_MS, one query per request queued behind the ingest).
+   * asked for within one turn of the event loop, and those asked for while a lookup is in flight,
+   * go to the database together in the next `token_hash = ANY($1)` query, one at a time (PGlite
+   * has one connection, and each statement costs its JavaScript protocol layer as much as its
+   * engine: with PGlite on its own thread the event loop is free between requests, so a fleet
+   * starting up missed one token per turn, one statement each, queued behind one another).
    */
   async byTokenHash(tokenHash: string): Promise<DeviceEntry | undefined> {
     const now = Date.now();
@@ -152,9 +154,17 @@ export class DeviceDirectory {
       const waiting = this.tokenWaiters.get(tokenHash);
       if (waiting) waiting.push({ resolve, reject });
       else this.tokenWaiters.set(tokenHash, [{ resolve, reject }]);
-      this.tokenFlush ??= setImmediate(() => {
-        this.tokenFlush = undefined;
-        void this.flushTokenLookups();
+      this.scheduleTokenLookup();
+    });
+  }
+
+  private scheduleTokenLookup(): void {
+    if (this.tokenFlushing) return;
+    this.tokenFlushing = true;
+    setImmediate(() => {
+      void this.flushTokenLookups().finally(() => {
+        this.tokenFlushing = false;
+        if (this.tokenWaiters.size > 0) this.scheduleTokenLookup();
       });
     });
   }
