@@ -247,37 +247,36 @@ export class DeviceDirectory {
   /** Caches what a lookup of `hashes` found (each hash absent from `rows` is unknown); returns the found. */
   private storeTokens(hashes: readonly string[], rows: readonly DeviceEntry[], startedIn: number) {
     const byHash = new Map(rows.map((r) => [r.tokenHash, r]));
-    if (startedIn !== this.generation) return byHash;
-    const now = Date.now();
-    for (const hash of hashes) {
-      const entry = byHash.get(hash);
-      if (entry) {
-        this.knownTokens.set(hash, entry, now);
-        this.unknownTokens.delete(hash);
-      } else {
-        this.unknownTokens.set(hash, true, now);
-        this.knownTokens.delete(hash);
-      }
-    }
+    this.store(hashes, byHash, this.knownTokens, this.unknownTokens, startedIn);
     return byHash;
   }
 
   /** Caches what a lookup of `identifiers` found; returns the found. */
   private storeIdentifiers(identifiers: readonly string[], rows: readonly DeviceEntry[], startedIn: number) {
     const byId = new Map(rows.map((r) => [r.identifier, r]));
-    if (startedIn !== this.generation) return byId;
+    this.store(identifiers, byId, this.known, this.unknown, startedIn);
+    return byId;
+  }
+
+  private store(
+    keys: readonly string[],
+    found: ReadonlyMap<string, DeviceEntry>,
+    known: BoundedCache<string, DeviceEntry>,
+    unknown: BoundedCache<string, true>,
+    startedIn: number,
+  ): void {
+    if (startedIn !== this.generation) return;
     const now = Date.now();
-    for (const id of identifiers) {
-      const entry = byId.get(id);
+    for (const key of keys) {
+      const entry = found.get(key);
       if (entry) {
-        this.known.set(id, entry, now);
-        this.unknown.delete(id);
+        known.set(key, entry, now);
+        unknown.delete(key);
       } else {
-        this.unknown.set(id, true, now);
-        this.known.delete(id);
+        unknown.set(key, true, now);
+        known.delete(key);
       }
     }
-    return byId;
   }
 
   vehicle(vehicleId: string): DeviceEntry | undefined {
