@@ -1,4 +1,5 @@
 import { hashToken } from '@vigia/core';
+import { holdTransaction } from '@vigia/db/testing';
 import { createTokenResolver, DeviceDirectory } from '@vigia/ingest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerVehicle, startTestSystem, type TestSystem } from './support.js';
@@ -49,19 +50,7 @@ describe('batched device-token lookups', () => {
     const directory = new DeviceDirectory(sys.db, 60_000);
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
     // Hold PGlite's one connection so the first lookup stays in flight while the others are asked.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding!: () => void;
-    const holdingNow = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
-    const transaction = sys.db.transaction(async () => {
-      holding();
-      await held;
-    });
-    await holdingNow;
+    const transaction = await holdTransaction(sys.db);
     const first = directory.byTokenHash(hashToken(devices[0]?.token ?? ''));
     await turn();
     await turn();
@@ -70,8 +59,8 @@ describe('batched device-token lookups', () => {
       later.push(directory.byTokenHash(hashToken(d.token)));
       await turn();
     }
-    release();
-    await transaction;
+    transaction.release();
+    await transaction.done;
     const found = await Promise.all([first, ...later]);
     expect(found.map((e) => (e as { deviceId?: string } | undefined)?.deviceId)).toEqual(
       devices.map((d) => d.deviceId),

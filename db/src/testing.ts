@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@vigia/core';
 import pg from 'pg';
+import type { Database, Queryable } from './database.js';
 import { MIGRATIONS_DIR, migrate, readMigrations } from './migrate.js';
 import { openPglite } from './pglite.js';
 
@@ -103,4 +104,31 @@ async function pgliteVersion(): Promise<string> {
   while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
   const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version?: unknown };
   return String(pkg.version);
+}
+
+/**
+ * Opens a transaction on `db`, runs `inside` in it (a `LOCK TABLE`, an insert) and holds it open
+ * until `release()`: what another statement must wait for. Resolves once `inside` has run; `done`
+ * settles when the transaction has ended.
+ */
+export async function holdTransaction(
+  db: Database,
+  inside: (tx: Queryable) => Promise<unknown> = async () => {},
+): Promise<{ release(): void; done: Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held!: () => void;
+  const isHeld = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const done = db.transaction(async (tx) => {
+    await inside(tx);
+    held();
+    await released;
+  });
+  // A failing `inside` ends the transaction before it is held: report that rather than wait forever.
+  await Promise.race([isHeld, done]);
+  return { release, done };
 }

@@ -2,6 +2,7 @@ import { isDatabaseUnavailable } from '@vigia/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/database.js';
 import { openPgliteThread } from '../src/pglite-thread.js';
+import { holdTransaction } from '../src/testing.js';
 
 /**
  * PGlite on its own thread (db/src/pglite-thread.ts) must be the same `Database` the services
@@ -75,20 +76,7 @@ describe('PGlite on a worker thread', () => {
   });
 
   it('makes a statement outside a transaction wait for it, and see its outcome', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let begun!: () => void;
-    const inserted = new Promise<void>((resolve) => {
-      begun = resolve;
-    });
-    const inside = db.transaction(async (tx) => {
-      await tx.query('INSERT INTO t (id) VALUES (20)');
-      begun();
-      await held;
-    });
-    await inserted;
+    const inside = await holdTransaction(db, (tx) => tx.query('INSERT INTO t (id) VALUES (20)'));
     let outsideDone = false;
     const outside = db.query<{ n: number }>('SELECT count(*)::int AS n FROM t WHERE id = 20').then((r) => {
       outsideDone = true;
@@ -96,8 +84,8 @@ describe('PGlite on a worker thread', () => {
     });
     await new Promise((r) => setTimeout(r, 200));
     expect(outsideDone).toBe(false);
-    release();
-    await inside;
+    inside.release();
+    await inside.done;
     expect(await outside).toBe(1);
   });
 

@@ -1,5 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { createHttpServer, type Principal } from '@vigia/core';
+import { holdTransaction } from '@vigia/db/testing';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,26 +126,15 @@ describe('Teltonika: refused but acknowledged records are kept', () => {
     await p.registerDevice({ id: 'dev-q2', identifier: '350000000000113', protocol: 'teltonika' });
     const d = await TestDevice.connect(p.gateways.teltonikaPort);
     expect(await d.handshake('350000000000113')).toBe(1);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const lock = p.db.transaction(async (tx) => {
-      await tx.query('LOCK TABLE quarantined_records IN ACCESS EXCLUSIVE MODE');
-      locked();
-      await released;
-    });
-    await isLocked;
+    const lock = await holdTransaction(p.db, (tx) =>
+      tx.query('LOCK TABLE quarantined_records IN ACCESS EXCLUSIVE MODE'),
+    );
     d.write(frameOf([fixRecord(T0, [], { latitude: 91 })]));
     await sleep(400);
     // The only record is refused: the ACK waits for its quarantine row, held by the lock.
     expect(d.unread.length).toBe(0);
-    release();
-    await lock;
+    lock.release();
+    await lock.done;
     expect((await d.read(4)).readUInt32BE(0)).toBe(1);
     expect(await rowsOf('350000000000113')).toHaveLength(1);
     d.destroy();

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { type Database, migrate, openPostgres } from '@vigia/db';
-import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
+import { createScratchDatabase, holdTransaction, type ScratchDatabase } from '@vigia/db/testing';
 import { pino } from 'pino';
 import { BatchWriter } from '../../../src/batch-writer.js';
 import { DeviceDirectory } from '../../../src/device-directory.js';
@@ -149,19 +149,5 @@ export async function startPipeline(
 
 /** Holds an exclusive lock on the telemetry table, so every write waits until `release()`. */
 export async function lockTelemetry(db: Database): Promise<{ release(): void; done: Promise<void> }> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
-  const done = db.transaction(async (tx) => {
-    await tx.query('LOCK TABLE telemetry IN ACCESS EXCLUSIVE MODE');
-    locked();
-    await released;
-  });
-  await isLocked;
-  return { release, done };
+  return holdTransaction(db, (tx) => tx.query('LOCK TABLE telemetry IN ACCESS EXCLUSIVE MODE'));
 }
