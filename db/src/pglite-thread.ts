@@ -57,6 +57,8 @@ export async function openPgliteThread(dir: string | undefined): Promise<Databas
   const ready = new Promise<void>((resolve, reject) => {
     const fail = (reason: string, err?: Error) => {
       gone ??= threadGone(reason);
+      // A thread that broke the protocol is not trusted with another statement (a no-op once it has exited).
+      void worker.terminate();
       reject(err ?? gone);
       for (const w of waiters.values()) w.reject(gone);
       waiters.clear();
