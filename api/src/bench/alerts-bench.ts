@@ -16,6 +16,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { ephemeralPorts } from '@vigia/core';
 import { openPostgres } from '@vigia/db';
 import { createScratchDatabase } from '@vigia/db/testing';
 import { AlertReceiver } from './alert-receiver.js';
@@ -36,10 +37,7 @@ async function start(entry: string, env: Record<string, string>): Promise<{ chil
   const child = spawn(process.execPath, [new URL(entry, import.meta.url).pathname], {
     env: {
       PATH: process.env.PATH ?? '',
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       ...env,

@@ -21,7 +21,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { hashToken } from '@vigia/core';
+import { ephemeralPorts, hashToken } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -55,10 +55,7 @@ async function startIngest(databaseUrl: string): Promise<RunningIngest> {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,
       ADMIN_TOKEN,
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       // info: the start-up lines carry the gateway ports.
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',

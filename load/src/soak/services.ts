@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { ephemeralPorts } from '@vigia/core';
 import { z } from 'zod';
 
 const START_TIMEOUT_MS = 90_000;
@@ -46,10 +47,7 @@ export async function startService(
   const child = spawn(process.execPath, [ENTRIES[kind]], {
     env: {
       PATH: process.env.PATH ?? '',
-      PORT: '0',
-      OSMAND_PORT: '0',
-      TELTONIKA_PORT: '0',
-      GT06_PORT: '0',
+      ...ephemeralPorts(),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       ...env,
