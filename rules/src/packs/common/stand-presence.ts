@@ -201,22 +201,7 @@ export function trackPresence(
   if (hits.length === 0 && state.present.length === 0 && state.departed.length === 0) {
     // At no stand and just left none (most samples of most taxis): what the general case below
     // would answer, without its three lists.
-    return {
-      state: {
-        present: noPresences,
-        lastMeter: s.meterState ?? state.lastMeter,
-        lastPassengers: s.passengers ?? state.lastPassengers,
-        lastMs: ctx.ms,
-        departed: noPresences,
-      },
-      signal: {
-        present: noPresences,
-        entered: noPresences,
-        left: noPresences,
-        hire: hireAt(state, ctx, config),
-        meterState: s.meterState,
-      },
-    };
+    return presenceStep(state, ctx, config, noPresences, noPresences, noPresences, noPresences);
   }
   const present: Presence[] = [];
   const entered: Presence[] = [];
@@ -298,22 +283,37 @@ export function trackPresence(
     entered.push(p);
   }
   // Most taxis are at no stand: share one empty list rather than keep three new ones a sample.
-  const presentNow = present.length === 0 ? noPresences : present;
   const leftNow = left.length === 0 ? noPresences : left;
+  return presenceStep(
+    state,
+    ctx,
+    config,
+    present.length === 0 ? noPresences : present,
+    entered.length === 0 ? noPresences : entered,
+    leftNow,
+    leftNow.length === 0 ? noPresences : left.filter((p) => ctx.ms - p.lastInsideMs <= afterMs),
+  );
+}
+
+/** The step's new state and signal from its lists of presences. */
+function presenceStep(
+  state: PresenceState,
+  ctx: SampleFacts,
+  config: StandPresenceConfig,
+  present: readonly Presence[],
+  entered: readonly Presence[],
+  left: readonly Presence[],
+  departed: readonly Presence[],
+): { state: PresenceState; signal: StandSignal } {
+  const s = ctx.sample;
   return {
     state: {
-      present: presentNow,
+      present,
       lastMeter: s.meterState ?? state.lastMeter,
       lastPassengers: s.passengers ?? state.lastPassengers,
       lastMs: ctx.ms,
-      departed: leftNow.length === 0 ? noPresences : left.filter((p) => ctx.ms - p.lastInsideMs <= afterMs),
+      departed,
     },
-    signal: {
-      present: presentNow,
-      entered: entered.length === 0 ? noPresences : entered,
-      left: leftNow,
-      hire: hireAt(state, ctx, config),
-      meterState: s.meterState,
-    },
+    signal: { present, entered, left, hire: hireAt(state, ctx, config), meterState: s.meterState },
   };
 }
