@@ -1,6 +1,7 @@
 import { AppError, isDatabaseUnavailable, type Telemetry } from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { Logger } from 'pino';
+import { partitionOf } from './rules/partitions/partitioning.js';
 import type { TelemetrySpool } from './spool/telemetry-spool.js';
 import { storeTelemetry, type WriteOutcome } from './telemetry-store.js';
 
@@ -40,7 +41,10 @@ export interface BatchWriterOptions {
   maxWaitMs: number;
   /** Records queued or being written, across all callers, before `write` refuses with 503. */
   maxPending: number;
-  /** Transactions in flight at once (1 for PGlite, which has one connection). */
+  /**
+   * Transactions in flight at once (1 for PGlite, which has one connection). Concurrent ones
+   * never share a vehicle (see `BatchWriter`).
+   */
   concurrency: number;
   /**
    * Called after each commit with the records it stored and, of those, the ones that advanced
@@ -71,10 +75,34 @@ interface Pending {
 }
 
 /**
+ * A share of the vehicles (by the same FNV-1a hash that partitions the rules): its records wait
+ * here in arrival order, and while a transaction holding some of them is in flight (`busy`), no
+ * other transaction takes any.
+ */
+interface Lane {
+  queue: Pending[];
+  busy: boolean;
+}
+
+/**
+ * Enough lanes that a batch of `maxRecords` rarely has to take a lane's queue only in part, and
+ * few enough that walking them per batch costs nothing next to the batch.
+ */
+const LANES = 64;
+
+/**
  * Gathers records from concurrent requests into few, large transactions. A caller's promise
  * settles only after the transaction holding its records has committed, so an HTTP 200 (or a
  * device ACK) always means durably stored. The queue is bounded: past `maxPending` records
  * `write` throws OVERLOADED (HTTP 503 + Retry-After) instead of letting memory grow.
+ *
+ * Transactions in flight at once never share a vehicle. `telemetry_store()` locks the live rows of
+ * its batch's vehicles, so two batches of the same vehicles ran one after the other anyway, and
+ * the waiting cost more than it saved: measured on PostgreSQL 15, two writers of 1 000-record
+ * batches of the same 200 vehicles stored 12 k records/s together against 25 k/s for one writer
+ * alone, and 42 k/s when each had its own half of the vehicles. So records queue in lanes by
+ * vehicle, and a batch owns the lanes it took records from until it commits: a vehicle's records
+ * are stored in the order they arrived, one transaction at a time.
  *
  * When the database cannot be reached, a batch goes to the spool instead (flushed to disk before
  * the callers are answered) and is replayed in order once the database is back; while anything
@@ -84,7 +112,11 @@ interface Pending {
  * of other requests and devices that shared its transaction are stored all the same.
  */
 export class BatchWriter {
-  private queue: Pending[] = [];
+  private readonly lanes: Lane[] = Array.from({ length: LANES }, () => ({ queue: [], busy: false }));
+  /** Where the next batch starts taking lanes: round the lanes, so none waits behind the others for ever. */
+  private nextLane = 0;
+  /** Records waiting in lanes that no transaction in flight holds: what a new batch could take. */
+  private free = 0;
   private pending = 0;
   private inFlight = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -122,10 +154,12 @@ export class BatchWriter {
     const settled = records.map(
       (record) =>
         new Promise<RecordOutcome>((resolve, reject) => {
-          this.queue.push({
+          const lane = this.lanes[partitionOf(record.vehicleId, LANES)]!;
+          lane.queue.push({
             record,
             settle: (o) => (o instanceof Error ? reject(o) : resolve(o)),
           });
+          if (!lane.busy) this.free++;
         }),
     );
     this.schedule();
@@ -133,7 +167,7 @@ export class BatchWriter {
   }
 
   private schedule(): void {
-    if (this.queue.length >= this.opts.maxRecords || this.opts.maxWaitMs === 0) {
+    if (this.free >= this.opts.maxRecords || this.opts.maxWaitMs === 0) {
       this.pump();
     } else if (!this.timer) {
       this.timer = setTimeout(() => {
@@ -144,22 +178,45 @@ export class BatchWriter {
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < this.opts.concurrency) {
+    while (this.free > 0 && this.inFlight < this.opts.concurrency) {
       // Group commit: a batch that is not full waits for the one in flight and grows meanwhile
       // (it is sent the moment that one commits). One record per request at a few hundred
       // requests a second otherwise made a batch of two or three records per round trip, and the
       // round trip (the socket write to PostgreSQL above all) cost more CPU than the records.
       // Full batches still go up to `concurrency` at once; an idle writer waits no longer.
-      if (this.inFlight > 0 && this.queue.length < this.opts.maxRecords) break;
-      const batch = this.queue.splice(0, this.opts.maxRecords);
+      if (this.inFlight > 0 && this.free < this.opts.maxRecords) break;
+      const { batch, held } = this.takeBatch();
       this.inFlight++;
       void this.flush(batch).finally(() => {
         this.inFlight--;
         this.pending -= batch.length;
-        if (this.queue.length > 0) this.pump();
+        for (const lane of held) {
+          lane.busy = false;
+          this.free += lane.queue.length;
+        }
+        if (this.free > 0) this.pump();
         else if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       });
     }
+  }
+
+  /** Up to `maxRecords` records from the lanes no transaction holds, which it now holds. */
+  private takeBatch(): { batch: Pending[]; held: Lane[] } {
+    const batch: Pending[] = [];
+    const held: Lane[] = [];
+    const start = this.nextLane;
+    for (let i = 0; i < LANES && batch.length < this.opts.maxRecords; i++) {
+      const lane = this.lanes[(start + i) % LANES]!;
+      if (lane.busy || lane.queue.length === 0) continue;
+      const taken = lane.queue.splice(0, this.opts.maxRecords - batch.length);
+      for (const p of taken) batch.push(p);
+      lane.busy = true;
+      held.push(lane);
+      // What it left behind waits for this transaction: no longer free.
+      this.free -= taken.length + lane.queue.length;
+      this.nextLane = (start + i + 1) % LANES;
+    }
+    return { batch, held };
   }
 
   private async flush(batch: Pending[]): Promise<void> {
@@ -306,7 +363,7 @@ export class BatchWriter {
     }
     if (this.replayTimer) clearInterval(this.replayTimer);
     this.pump();
-    if (this.inFlight > 0 || this.queue.length > 0) {
+    if (this.inFlight > 0 || this.pending > 0) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     }
     await this.replaying;
