@@ -4,6 +4,7 @@ import { createScratchDatabase, type ScratchDatabase } from '@vigia/db/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWriter } from '../src/batch-writer.js';
+import { telemetryRecord } from './support/telemetry-record.js';
 
 /**
  * Concurrent batches of the same vehicles waited on each other's locks in `telemetry_store()` and
@@ -15,29 +16,14 @@ const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 const VEHICLES = 16;
 
 function record(v: number, i: number): Telemetry {
-  return {
+  return telemetryRecord({
     deviceId: `lane-d${v}`,
     vehicleId: `lane-v${v}`,
     ts: new Date(T0 + i * 1000),
-    receivedAt: new Date(),
     lat: -15.79 + i * 1e-5,
     lon: -47.88 + v * 1e-3,
-    speedKmh: 30,
-    headingDeg: 90,
-    accuracyM: null,
-    ignition: true,
-    doorOpen: null,
-    passengers: 1,
-    childrenUnder7: null,
-    boardings: null,
-    alightings: null,
-    meterState: 'hired',
-    meterTariff: 1,
-    meterFareCents: 500,
     meterTripId: `t-${v}`,
-    tachoSpeedKmh: null,
-    tachoDriverId: null,
-  };
+  });
 }
 
 /** The elements of a text array literal as ingest builds it (`{"a","b"}`; ids need no escapes here). */
@@ -76,6 +62,21 @@ function watched(db: Database): { db: Database; sent: SentBatch[] } {
   };
 }
 
+/** A writer of batches of 500 with four transactions at once, over `watched(db)`. */
+function watchedWriter(db: Database, maxWaitMs: number): { writer: BatchWriter; sent: SentBatch[] } {
+  const { db: spy, sent } = watched(db);
+  const writer = new BatchWriter({
+    db: spy,
+    log: pino({ level: 'silent' }),
+    maxRecords: 500,
+    maxWaitMs,
+    maxPending: 100_000,
+    concurrency: 4,
+    onCommitted: () => {},
+  });
+  return { writer, sent };
+}
+
 describe('BatchWriter on PostgreSQL: concurrent transactions never share a vehicle', () => {
   let scratch: ScratchDatabase;
   let db: Database;
@@ -99,16 +100,7 @@ describe('BatchWriter on PostgreSQL: concurrent transactions never share a vehic
   });
 
   it('sends full batches side by side, each with vehicles no other batch in flight holds, in arrival order per vehicle', async () => {
-    const { db: spy, sent } = watched(db);
-    const writer = new BatchWriter({
-      db: spy,
-      log: pino({ level: 'silent' }),
-      maxRecords: 500,
-      maxWaitMs: 5,
-      maxPending: 100_000,
-      concurrency: 4,
-      onCommitted: () => {},
-    });
+    const { writer, sent } = watchedWriter(db, 5);
     // Every vehicle in every request, as a gateway's batches of a whole fleet come.
     const requests = Array.from({ length: 8 }, (_, r) =>
       Array.from({ length: 500 }, (_, k) => record(k % VEHICLES, r * 32 + Math.floor(k / VEHICLES))),
@@ -139,16 +131,7 @@ describe('BatchWriter on PostgreSQL: concurrent transactions never share a vehic
   });
 
   it('still gathers a light load into one transaction at a time', async () => {
-    const { db: spy, sent } = watched(db);
-    const writer = new BatchWriter({
-      db: spy,
-      log: pino({ level: 'silent' }),
-      maxRecords: 500,
-      maxWaitMs: 20,
-      maxPending: 100_000,
-      concurrency: 4,
-      onCommitted: () => {},
-    });
+    const { writer, sent } = watchedWriter(db, 20);
     // One record per request from every vehicle, as phones send: far from a full batch.
     const singles = Array.from({ length: VEHICLES }, (_, v) => record(v, 10_000));
     await Promise.all(singles.map((r) => writer.write([r])));

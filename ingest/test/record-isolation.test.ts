@@ -11,6 +11,7 @@ import { BatchWriter, type RecordOutcome, type UnstorableRecord } from '../src/b
 import { QuarantineStore } from '../src/quarantine/quarantine-store.js';
 import { spooledRecordEntry } from '../src/quarantine/spooled-record.js';
 import { TelemetrySpool } from '../src/spool/telemetry-spool.js';
+import { telemetryRecord } from './support/telemetry-record.js';
 
 /**
  * Issue 8, finding 2: one record the database cannot store (a NUL in a text column, a date
@@ -31,30 +32,21 @@ interface LogLine {
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 
 function record(deviceId: string, vehicleId: string, i: number, extra: Partial<Telemetry> = {}): Telemetry {
-  return {
+  return telemetryRecord({
     deviceId,
     vehicleId,
     ts: new Date(T0 + i * 10_000),
-    receivedAt: new Date(),
     lat: -15.79 + i * 0.0005,
     lon: -47.88,
-    speedKmh: 30,
-    headingDeg: 90,
     accuracyM: 5,
-    ignition: true,
     doorOpen: false,
-    passengers: 1,
     childrenUnder7: 0,
     boardings: 0,
     alightings: 0,
-    meterState: 'hired',
-    meterTariff: 1,
-    meterFareCents: 500,
-    meterTripId: 'trip-1',
     tachoSpeedKmh: 30,
     tachoDriverId: 'D-1',
     ...extra,
-  };
+  });
 }
 
 const poisons: { name: string; sqlstate: string; poison: (r: Telemetry) => Telemetry }[] = [

@@ -7,6 +7,7 @@ import { createScratchDatabase, seedPgliteDataDir } from '@vigia/db/testing';
 import { haversineM, MAX_SAMPLE_GAP_S, storeTelemetry } from '@vigia/ingest';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { telemetryRecord } from './support/telemetry-record.js';
 
 /**
  * The batch statement (db/migrations/014's telemetry_store(), one round trip per batch) on
@@ -19,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
 function sample(deviceId: string, vehicleId: string, s: number, over: Partial<Telemetry> = {}): Telemetry {
-  return {
+  return telemetryRecord({
     deviceId,
     vehicleId,
     ts: new Date(T0 + s * 1000),
@@ -29,20 +30,12 @@ function sample(deviceId: string, vehicleId: string, s: number, over: Partial<Te
     speedKmh: 20,
     headingDeg: null,
     accuracyM: 4.5,
-    ignition: true,
-    doorOpen: null,
-    passengers: 1,
-    childrenUnder7: null,
-    boardings: null,
-    alightings: null,
-    meterState: 'hired',
-    meterTariff: 1,
     meterFareCents: 700,
+    // Text that needs quoting in an array literal, and the word NULL as a value.
     meterTripId: 'trip "a" \\ {x}',
-    tachoSpeedKmh: null,
     tachoDriverId: 'NULL',
     ...over,
-  };
+  });
 }
 
 /** The previous JS derivation, kept here as the reference. */
