@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
-import { type PGliteTx, pgliteQueryOptions } from './pglite.js';
+import type { PGlite } from '@electric-sql/pglite';
+import { createPglite, type PGliteTx, pgliteQueryOptions } from './pglite.js';
 import {
   type FromPgliteThread,
   pgliteThreadDataSchema,
@@ -31,7 +31,7 @@ const ROLLBACK = Symbol('rollback');
 
 let db: PGlite;
 try {
-  db = await PGlite.create(data.dir);
+  db = await createPglite(data.dir);
 } catch (err) {
   post({ type: 'failed', error: threadErrorOf(err) });
   port.close();

@@ -46,9 +46,21 @@ export function wrapPglite(db: PGliteLike): Database {
   };
 }
 
+/**
+ * PGlite on `dir`, with plpgsql loaded. PGlite loads a procedural language's library on its first
+ * use, most of a second on a busy machine, and the telemetry batch statement is plpgsql
+ * (db/migrations/015): loaded here, while the service starts, the first batch of records after a
+ * start does not wait for it.
+ */
+export async function createPglite(dir: string | undefined): Promise<PGlite> {
+  const db = await PGlite.create(dir);
+  await db.exec('DO $$ BEGIN END $$');
+  return db;
+}
+
 /** PGlite keeping its files in `dir` (created if missing); `undefined` keeps it in memory. */
 export async function openPglite(dir: string | undefined): Promise<Database> {
   if (dir) await mkdir(dir, { recursive: true });
-  const db = await PGlite.create(dir);
+  const db = await createPglite(dir);
   return wrapPglite(db as unknown as PGliteLike);
 }
