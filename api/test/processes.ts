@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ephemeralPorts } from '@vigia/core';
+import { sideBySideServiceEnv } from '@vigia/core';
 
 /** The built entry points: process tests run what ships (`npm test` builds first). */
 export const ENTRY = {
@@ -21,16 +21,12 @@ export interface ChildSystem {
 export async function spawnSystem(entry: string, env: Record<string, string>): Promise<ChildSystem> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [entry], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...ephemeralPorts(),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
+    env: sideBySideServiceEnv({
       // As in startTestSystem: on a starved CI machine the event-loop delay is the machine's, and a
       // shed 503 right after a large import is not what these tests check (http-hygiene tests shedding).
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

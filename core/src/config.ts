@@ -264,6 +264,15 @@ export const portKeys = Object.keys(configSchema.shape).filter((k) => k === 'POR
 export function ephemeralPorts(): Record<string, string> {
   return Object.fromEntries(portKeys.map((k) => [k, '0']));
 }
+
+/**
+ * The environment of a service started as a child process beside others on this machine (the
+ * soak, benchmarks, tests): nothing inherited but PATH, free ports, the loopback interface, and
+ * `info` logs, whose start-up line carries the URL the caller waits for; `env` adds or overrides.
+ */
+export function sideBySideServiceEnv(env: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...ephemeralPorts(), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
+}
 export type ConfigKey = keyof typeof configSchema.shape;
 
 /** Parse the environment; a bad value stops start-up with every problem listed. */

@@ -16,7 +16,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { ephemeralPorts } from '@vigia/core';
+import { sideBySideServiceEnv } from '@vigia/core';
 import { openPostgres } from '@vigia/db';
 import { createScratchDatabase } from '@vigia/db/testing';
 import { AlertReceiver } from './alert-receiver.js';
@@ -35,13 +35,7 @@ const SERVICES = process.env.BENCH_ALERT_MODE === 'services';
 /** Starts a built entry point on a free port; resolves with its URL once it logs that it listens. */
 async function start(entry: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [new URL(entry, import.meta.url).pathname], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...ephemeralPorts(),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
+    env: sideBySideServiceEnv(env),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });

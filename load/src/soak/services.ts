@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ephemeralPorts } from '@vigia/core';
+import { sideBySideServiceEnv } from '@vigia/core';
 import { z } from 'zod';
 
 const START_TIMEOUT_MS = 90_000;
@@ -45,13 +45,7 @@ export async function startService(
   onWarning: (name: string, line: string) => void,
 ): Promise<Service> {
   const child = spawn(process.execPath, [ENTRIES[kind]], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...ephemeralPorts(),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
+    env: sideBySideServiceEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const early: string[] = [];
