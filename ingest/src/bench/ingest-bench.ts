@@ -21,7 +21,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ephemeralPorts, hashToken } from '@vigia/core';
+import { hashToken, sideBySideServiceEnv } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -51,21 +51,17 @@ async function startIngest(databaseUrl: string): Promise<RunningIngest> {
   // The profile is written when the process exits on the SIGTERM at the end of the run.
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const child = spawn(process.execPath, [...profile, new URL('../main.js', import.meta.url).pathname], {
-    env: {
-      PATH: process.env.PATH ?? '',
+    // info logs (sideBySideServiceEnv's): the start-up lines carry the gateway ports.
+    env: sideBySideServiceEnv({
       DATABASE_URL: databaseUrl,
       ADMIN_TOKEN,
-      ...ephemeralPorts(),
-      // info: the start-up lines carry the gateway ports.
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
       INGEST_MAX_PENDING_RECORDS: '1000000',
       // The bench measures capacity: a request shed with 503 would be records lost, not a cost.
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       ...(process.env.INGEST_BATCH_MAX_WAIT_MS
         ? { INGEST_BATCH_MAX_WAIT_MS: process.env.INGEST_BATCH_MAX_WAIT_MS }
         : {}),
-    },
+    }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const running = { child, url: '', teltonikaPort: 0, gt06Port: 0 };
