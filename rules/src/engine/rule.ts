@@ -108,9 +108,11 @@ export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRu
         ruleId: definition.id,
         step(ctx: X) {
           const result = definition.step(state, ctx, config);
-          if ('keep' in result) return noFindings;
-          state = result.state;
-          return result.findings;
+          // By identity: one comparison, whatever shape of answer the rule returned.
+          if (result === keepState) return noFindings;
+          const step = result as RuleStep<S>;
+          state = step.state;
+          return step.findings;
         },
         close(info: CloseInfo) {
           const result = definition.close(state, info, config);

@@ -2,7 +2,8 @@ import type { Pack } from '@vigia/core';
 import type { DispatchRecord } from '../../engine/dispatch.js';
 import type { GeneralConfig } from '../../engine/general-config.js';
 import type { PackRuntime } from '../../engine/pack-runtime.js';
-import { exportSlots, type Finding, importSlots, type PackRule, type RuleMeta } from '../../engine/rule.js';
+import { exportSlots, type Finding, importSlots, noFindings, type PackRule, type RuleMeta } from '../../engine/rule.js';
+import type { Writable } from '../../engine/sample-facts.js';
 import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../../penalties/recidivism.js';
 import type { RegistryView } from '../../registry/registry-view.js';
 import { assertTimeZone } from '../../time/local-time.js';
@@ -67,18 +68,28 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
           trip = t.state;
           const p = trackPresence(presence, facts, parts.presence);
           presence = p.state;
-          // The facts object is fresh per sample: extend it rather than copy it (one allocation less per sample).
-          const ctx: TaxiContext = Object.assign(facts, { trip: t.signal, stands: p.signal });
-          const findings: Finding[] = [];
+          // The engine's facts object, reused from sample to sample: extended in place with the
+          // pack's signals rather than copied (its shape settles after the first sample).
+          const ctx = facts as Writable<TaxiContext>;
+          ctx.trip = t.signal;
+          ctx.stands = p.signal;
+          // Most samples find nothing: the list is made only when a rule finds something.
+          let findings: Finding[] | null = null;
           for (let s = 0; s < slots.length; s++) {
             const produced = (slots[s] as (typeof slots)[number]).step(ctx);
+            if (produced.length === 0) continue;
+            findings ??= [];
             for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
           }
           const atStand = p.signal.present.length > 0 || p.signal.left.length > 0 || p.signal.hire !== null;
           if (atStand || board.wantsTick(facts.ms)) {
-            findings.push(...board.update(facts.sample.vehicleId, facts.ms, p.signal).filter(keepBoardFinding));
+            const decided = board.update(facts.sample.vehicleId, facts.ms, p.signal).filter(keepBoardFinding);
+            if (decided.length > 0) {
+              findings ??= [];
+              findings.push(...decided);
+            }
           }
-          return findings;
+          return findings ?? noFindings;
         },
         close(info) {
           trip = initialTripState;

@@ -1,5 +1,6 @@
 import type { PackRuntime } from '../../engine/pack-runtime.js';
-import { exportSlots, type Finding, importSlots, type PackRule } from '../../engine/rule.js';
+import { exportSlots, type Finding, importSlots, noFindings, type PackRule } from '../../engine/rule.js';
+import type { Writable } from '../../engine/sample-facts.js';
 import { assessSpRecidivism } from '../../penalties/recidivism.js';
 import { assertTimeZone } from '../../time/local-time.js';
 import { enabledRules, RuleCatalogue } from '../common/assemble.js';
@@ -68,14 +69,20 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
           dwell = d.state;
           const t = trackCharterTrip(trip, facts, config.regularService.tripBreakStillS);
           trip = t.trip;
-          // The facts object is fresh per sample: extend it rather than copy it.
-          const ctx: SpContext = Object.assign(facts, { dwell: d.signal, charterTrip: t.signal });
-          const findings: Finding[] = [];
+          // The engine's facts object, reused from sample to sample: extended in place with the
+          // pack's signals rather than copied (its shape settles after the first sample).
+          const ctx = facts as Writable<SpContext>;
+          ctx.dwell = d.signal;
+          ctx.charterTrip = t.signal;
+          // Most samples find nothing: the list is made only when a rule finds something.
+          let findings: Finding[] | null = null;
           for (let s = 0; s < slots.length; s++) {
             const produced = (slots[s] as (typeof slots)[number]).step(ctx);
+            if (produced.length === 0) continue;
+            findings ??= [];
             for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
           }
-          return findings;
+          return findings ?? noFindings;
         },
         close(info) {
           dwell = initialDwellState;
