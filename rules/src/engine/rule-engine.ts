@@ -12,7 +12,7 @@ import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '..
 import type { VehicleRecord } from '../registry/records.js';
 import type { RegistryView } from '../registry/registry-view.js';
 import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.js';
-import type { Violation, ViolationEvent } from '../violations/violation.js';
+import type { Confidence, Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
 import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
 import type { PackRuntime, StandQueueChange, VehicleRules, VehicleRulesState } from './pack-runtime.js';
@@ -78,8 +78,16 @@ export interface EngineState {
 /** A vehicle's runtime without its pack's functions: its rules as data. */
 export type SavedVehicle = Omit<VehicleRuntime, 'runtime' | 'rules'> & { readonly rules: VehicleRulesState };
 
+/**
+ * What the engine keeps of an event it has emitted and that may still change: the revision and
+ * standing it was last stated at, not the violation record itself. The record goes to the caller;
+ * kept here it lived until the event's next update and had to be promoted out of the young
+ * generation — about a sixth of what the engine kept alive per sample.
+ */
 export interface OpenEvent {
-  violation: Violation;
+  revision: number;
+  confidence: Confidence;
+  variant: string | null;
   latest: Finding;
   emittedEndMs: number;
   /** The final finding a provisional close (flush) emitted for it, as JSON; null when none is standing. */
@@ -551,9 +559,17 @@ export class RuleEngine {
     const json = JSON.stringify(f);
     const open = v.open.get(key);
     if (open?.provisional === json) return [];
-    const revision = open ? open.violation.revision + 1 : 1;
+    const revision = open ? open.revision + 1 : 1;
     const violation = this.build(v.runtime, f, f.vehicleId ?? v.vehicleId, key, detectedAt, revision, 'final');
-    v.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: json, reopened: false });
+    v.open.set(key, {
+      revision,
+      confidence: f.confidence,
+      variant: f.variant,
+      latest: f,
+      emittedEndMs: f.endedAt,
+      provisional: json,
+      reopened: false,
+    });
     if (open) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: open ? 'updated' : 'raised', violation, reason: null }];
@@ -578,20 +594,19 @@ export class RuleEngine {
       if (!open || !v) return [];
       v.open.delete(key);
       this.counters.withdrawn++;
-      const violation = this.build(runtime, f, vehicleId, key, detectedAt, open.violation.revision + 1, 'final');
+      const violation = this.build(runtime, f, vehicleId, key, detectedAt, open.revision + 1, 'final');
       return [{ type: 'withdrawn', violation, reason: f.reason ?? null }];
     }
 
     if (f.phase === 'ongoing' && open) {
       open.latest = f;
-      const sameStanding =
-        !open.reopened && open.violation.confidence === f.confidence && open.violation.variant === f.variant;
+      const sameStanding = !open.reopened && open.confidence === f.confidence && open.variant === f.variant;
       const intervalMs = runtime.general.updateIntervalS * 1000;
       if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return [];
     }
 
     // A cross-vehicle (stand) decision revised by late data after it was final: same key, next revision.
-    const earlier = open ? open.violation.revision : (this.finalRevisions.get(key)?.revision ?? 0);
+    const earlier = open ? open.revision : (this.finalRevisions.get(key)?.revision ?? 0);
     const revision = earlier + 1;
     const violation = this.build(
       runtime,
@@ -605,7 +620,17 @@ export class RuleEngine {
     if (f.phase === 'final') {
       v?.open.delete(key);
       if (f.vehicleId !== undefined) this.rememberFinal(key, revision, f.endedAt, runtime);
-    } else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: null, reopened: false });
+    } else {
+      v?.open.set(key, {
+        revision,
+        confidence: f.confidence,
+        variant: f.variant,
+        latest: f,
+        emittedEndMs: f.endedAt,
+        provisional: null,
+        reopened: false,
+      });
+    }
     if (earlier > 0) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: earlier > 0 ? 'updated' : 'raised', violation, reason: null }];
