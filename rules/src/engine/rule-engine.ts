@@ -584,14 +584,19 @@ export class RuleEngine {
     return `${runtime.pack}:${f.ruleId}:${f.vehicleId ?? defaultVehicleId}:${f.eventId}`;
   }
 
-  private materialize(runtime: PackRuntime, f: Finding, defaultVehicleId: string, detectedAt: Date): ViolationEvent[] {
+  private materialize(
+    runtime: PackRuntime,
+    f: Finding,
+    defaultVehicleId: string,
+    detectedAt: Date,
+  ): readonly ViolationEvent[] {
     const vehicleId = f.vehicleId ?? defaultVehicleId;
     const v = this.vehicles.get(vehicleId);
     const key = this.keyOf(runtime, f, defaultVehicleId);
     const open = v?.open.get(key);
 
     if (f.phase === 'withdrawn') {
-      if (!open || !v) return [];
+      if (!open || !v) return noEvents;
       v.open.delete(key);
       this.counters.withdrawn++;
       const violation = this.build(runtime, f, vehicleId, key, detectedAt, open.revision + 1, 'final');
@@ -602,7 +607,7 @@ export class RuleEngine {
       open.latest = f;
       const sameStanding = !open.reopened && open.confidence === f.confidence && open.variant === f.variant;
       const intervalMs = runtime.general.updateIntervalS * 1000;
-      if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return [];
+      if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return noEvents;
     }
 
     // A cross-vehicle (stand) decision revised by late data after it was final: same key, next revision.
