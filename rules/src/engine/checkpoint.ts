@@ -15,7 +15,8 @@ import type { EngineState, RuleEngine } from './rule-engine.js';
  */
 
 export const CHECKPOINT_FORMAT = 'vigia-rule-state';
-export const CHECKPOINT_VERSION = 1;
+/** 2: an open event keeps its revision, confidence and variant instead of its whole violation record. */
+export const CHECKPOINT_VERSION = 2;
 
 /** Any number but NaN: event times start at -Infinity (nothing seen yet), which z.number() refuses. */
 const instantMs = z.custom<number>((x) => typeof x === 'number' && !Number.isNaN(x), 'expected a number');

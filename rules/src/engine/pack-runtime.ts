@@ -11,7 +11,7 @@ import type { SampleFacts } from './sample-facts.js';
 
 /** One vehicle's instance of a pack: its detectors' and rules' state. */
 export interface VehicleRules {
-  step(facts: SampleFacts): Finding[];
+  step(facts: SampleFacts): readonly Finding[];
   close(info: CloseInfo): Finding[];
   /** What `close(info)` would find, keeping the state (a provisional close: the vehicle may resume). */
   peekClose(info: CloseInfo): Finding[];

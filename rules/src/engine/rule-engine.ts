@@ -12,12 +12,12 @@ import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '..
 import type { VehicleRecord } from '../registry/records.js';
 import type { RegistryView } from '../registry/registry-view.js';
 import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.js';
-import type { Violation, ViolationEvent } from '../violations/violation.js';
+import type { Confidence, Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
 import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
 import type { PackRuntime, StandQueueChange, VehicleRules, VehicleRulesState } from './pack-runtime.js';
 import type { CloseInfo, Finding } from './rule.js';
-import type { SampleFacts } from './sample-facts.js';
+import type { SampleFacts, Writable } from './sample-facts.js';
 
 /**
  * The rule engine: per-vehicle state machines fed in time order, the packs' shared stand state,
@@ -78,8 +78,16 @@ export interface EngineState {
 /** A vehicle's runtime without its pack's functions: its rules as data. */
 export type SavedVehicle = Omit<VehicleRuntime, 'runtime' | 'rules'> & { readonly rules: VehicleRulesState };
 
+/**
+ * What the engine keeps of an event it has emitted and that may still change: the revision and
+ * standing it was last stated at, not the violation record itself. The record goes to the caller;
+ * kept here it lived until the event's next update and had to be promoted out of the young
+ * generation — about a sixth of what the engine kept alive per sample.
+ */
 export interface OpenEvent {
-  violation: Violation;
+  revision: number;
+  confidence: Confidence;
+  variant: string | null;
   latest: Finding;
   emittedEndMs: number;
   /** The final finding a provisional close (flush) emitted for it, as JSON; null when none is standing. */
@@ -108,14 +116,53 @@ export interface VehicleRuntime {
   readonly open: Map<string, OpenEvent>;
 }
 
+/** A pack's facts object with its fixed fields; `RuleEngine.facts` writes the rest per sample. */
+function newFacts(
+  runtime: PackRuntime,
+  sample: Telemetry,
+  calendar: HolidayCalendar,
+  registry: RegistryView,
+): Writable<SampleFacts> {
+  return {
+    sample,
+    ms: 0,
+    prev: null,
+    gapBefore: true,
+    lateDropped: 0,
+    dtS: 0,
+    segmentM: 0,
+    speedKmh: null,
+    speedDerived: false,
+    moving: false,
+    movingBefore: false,
+    occupancy: readOccupancy(initialOccupancyState, sample, 0, true, 0).reading,
+    local: localDateTime(0, runtime.timeZone),
+    vehicle: null,
+    operator: null,
+    registry,
+    calendar,
+    pack: runtime.pack,
+    timeZone: runtime.timeZone,
+    general: runtime.general,
+  };
+}
+
 const allPacks: readonly Pack[] = ['sp-fretamento', 'df-taxi', 'belem-taxi'];
 /** The default hint, shared: a fresh `{}` per sample was garbage on the hottest path. */
 const noHint: IngestHint = Object.freeze({});
+/** What a sample that causes no event returns (most do), shared rather than a new empty list each time. */
+const noEvents: readonly ViolationEvent[] = Object.freeze([]);
 
 export class RuleEngine {
   private registry: RegistryView;
   private readonly runtimes = new Map<Pack, PackRuntime>();
   private readonly calendars = new Map<Pack, HolidayCalendar>();
+  /**
+   * One facts object per pack, rewritten for each sample rather than allocated: the rules read
+   * it during their step and keep none of it (they keep values read from it), so a fresh object
+   * per sample was only work for the young-generation collector.
+   */
+  private readonly factsByPack = new Map<Pack, Writable<SampleFacts>>();
   private readonly vehicles = new Map<string, VehicleRuntime>();
   /** Revisions of final cross-vehicle (stand) events, which late data may still revise. */
   private readonly finalRevisions = new Map<string, { revision: number; endedMs: number }>();
@@ -215,7 +262,7 @@ export class RuleEngine {
   }
 
   /** Judge one telemetry sample; returns the violation events it caused (often none). */
-  ingest(sample: Telemetry, hint: IngestHint = noHint): ViolationEvent[] {
+  ingest(sample: Telemetry, hint: IngestHint = noHint): readonly ViolationEvent[] {
     this.counters.samples++;
     const ms = sample.ts.getTime();
     let v = this.vehicles.get(sample.vehicleId);
@@ -225,22 +272,23 @@ export class RuleEngine {
         this.counters.late++;
         v.lateSinceAccepted++;
       }
-      return [];
+      return noEvents;
     }
     const record = this.registry.vehicle(sample.vehicleId, ms);
     const pack = record?.pack ?? this.lastKnownVersion(sample.vehicleId, ms)?.pack ?? hint.pack ?? v?.pack ?? null;
     const runtime = pack === null ? undefined : this.runtimes.get(pack);
     if (pack === null || !runtime) {
       this.counters.unattributed++;
-      return [];
+      return noEvents;
     }
     if (sample.accuracyM !== null && sample.accuracyM > runtime.general.maxAccuracyM) {
       this.counters.inaccurate++;
-      return [];
+      return noEvents;
     }
-    const events: ViolationEvent[] = [];
+    // Made only when there is something to say: most samples cause no event.
+    let events: ViolationEvent[] | null = null;
     if (v && v.pack !== pack) {
-      events.push(...this.closeVehicle(v, 'pack-changed'));
+      events = this.closeVehicle(v, 'pack-changed');
       this.vehicles.delete(v.vehicleId);
       v = undefined;
     }
@@ -266,7 +314,8 @@ export class RuleEngine {
     if (!v.closed && (ms - v.lastMs) / 1000 > runtime.general.idleCloseS) {
       // Idle close in event time: the vehicle was silent longer than idleCloseS before this
       // sample, whenever the sample arrives (live, or in a backlog uploaded hours later).
-      events.push(...this.closeVehicle(v, 'idle', sample.receivedAt));
+      const closed = this.closeVehicle(v, 'idle', sample.receivedAt);
+      events = events === null ? closed : [...events, ...closed];
     } else if (v.provisional) {
       // Contiguous with what came before a provisional close: resume as if no flush had happened.
       v.provisional = false;
@@ -293,8 +342,13 @@ export class RuleEngine {
     v.deviceId = sample.deviceId;
     v.lastLat = sample.lat;
     v.lastLon = sample.lon;
-    for (const f of findings) events.push(...this.materialize(runtime, f, sample.vehicleId, sample.receivedAt));
-    return events;
+    for (const f of findings) {
+      const produced = this.materialize(runtime, f, sample.vehicleId, sample.receivedAt);
+      if (produced.length === 0) continue;
+      events ??= [];
+      events.push(...produced);
+    }
+    return events ?? noEvents;
   }
 
   /** Judge a radio dispatch record (Belém Art. 42–44). */
@@ -431,28 +485,29 @@ export class RuleEngine {
       general.occupancySettleS,
     );
     v.occupancy = occupancy.state;
-    return {
-      sample,
-      ms,
-      prev,
-      gapBefore: prev === null,
-      lateDropped: v.lateSinceAccepted,
-      dtS,
-      segmentM,
-      speedKmh,
-      speedDerived,
-      moving: speedKmh !== null && speedKmh > general.movingSpeedKmh,
-      movingBefore: prev !== null && v.prevMoving,
-      occupancy: occupancy.reading,
-      local: localDateTime(ms, runtime.timeZone),
-      vehicle: record,
-      operator: operatorId === null ? null : this.registry.operator(operatorId, ms),
-      registry: this.registry,
-      calendar,
-      pack: runtime.pack,
-      timeZone: runtime.timeZone,
-      general,
-    };
+    let facts = this.factsByPack.get(runtime.pack);
+    if (!facts) {
+      facts = newFacts(runtime, sample, calendar, this.registry);
+      this.factsByPack.set(runtime.pack, facts);
+    }
+    facts.sample = sample;
+    facts.ms = ms;
+    facts.prev = prev;
+    facts.gapBefore = prev === null;
+    facts.lateDropped = v.lateSinceAccepted;
+    facts.dtS = dtS;
+    facts.segmentM = segmentM;
+    facts.speedKmh = speedKmh;
+    facts.speedDerived = speedDerived;
+    facts.moving = speedKmh !== null && speedKmh > general.movingSpeedKmh;
+    facts.movingBefore = prev !== null && v.prevMoving;
+    facts.occupancy = occupancy.reading;
+    facts.local = localDateTime(ms, runtime.timeZone);
+    facts.vehicle = record;
+    facts.operator = operatorId === null ? null : this.registry.operator(operatorId, ms);
+    facts.registry = this.registry;
+    facts.calendar = calendar;
+    return facts;
   }
 
   private closeVehicle(v: VehicleRuntime, reason: CloseInfo['reason'], at?: Date): ViolationEvent[] {
@@ -504,9 +559,17 @@ export class RuleEngine {
     const json = JSON.stringify(f);
     const open = v.open.get(key);
     if (open?.provisional === json) return [];
-    const revision = open ? open.violation.revision + 1 : 1;
+    const revision = open ? open.revision + 1 : 1;
     const violation = this.build(v.runtime, f, f.vehicleId ?? v.vehicleId, key, detectedAt, revision, 'final');
-    v.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: json, reopened: false });
+    v.open.set(key, {
+      revision,
+      confidence: f.confidence,
+      variant: f.variant,
+      latest: f,
+      emittedEndMs: f.endedAt,
+      provisional: json,
+      reopened: false,
+    });
     if (open) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: open ? 'updated' : 'raised', violation, reason: null }];
@@ -521,30 +584,34 @@ export class RuleEngine {
     return `${runtime.pack}:${f.ruleId}:${f.vehicleId ?? defaultVehicleId}:${f.eventId}`;
   }
 
-  private materialize(runtime: PackRuntime, f: Finding, defaultVehicleId: string, detectedAt: Date): ViolationEvent[] {
+  private materialize(
+    runtime: PackRuntime,
+    f: Finding,
+    defaultVehicleId: string,
+    detectedAt: Date,
+  ): readonly ViolationEvent[] {
     const vehicleId = f.vehicleId ?? defaultVehicleId;
     const v = this.vehicles.get(vehicleId);
     const key = this.keyOf(runtime, f, defaultVehicleId);
     const open = v?.open.get(key);
 
     if (f.phase === 'withdrawn') {
-      if (!open || !v) return [];
+      if (!open || !v) return noEvents;
       v.open.delete(key);
       this.counters.withdrawn++;
-      const violation = this.build(runtime, f, vehicleId, key, detectedAt, open.violation.revision + 1, 'final');
+      const violation = this.build(runtime, f, vehicleId, key, detectedAt, open.revision + 1, 'final');
       return [{ type: 'withdrawn', violation, reason: f.reason ?? null }];
     }
 
     if (f.phase === 'ongoing' && open) {
       open.latest = f;
-      const sameStanding =
-        !open.reopened && open.violation.confidence === f.confidence && open.violation.variant === f.variant;
+      const sameStanding = !open.reopened && open.confidence === f.confidence && open.variant === f.variant;
       const intervalMs = runtime.general.updateIntervalS * 1000;
-      if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return [];
+      if (sameStanding && f.endedAt - open.emittedEndMs < intervalMs) return noEvents;
     }
 
     // A cross-vehicle (stand) decision revised by late data after it was final: same key, next revision.
-    const earlier = open ? open.violation.revision : (this.finalRevisions.get(key)?.revision ?? 0);
+    const earlier = open ? open.revision : (this.finalRevisions.get(key)?.revision ?? 0);
     const revision = earlier + 1;
     const violation = this.build(
       runtime,
@@ -558,7 +625,17 @@ export class RuleEngine {
     if (f.phase === 'final') {
       v?.open.delete(key);
       if (f.vehicleId !== undefined) this.rememberFinal(key, revision, f.endedAt, runtime);
-    } else v?.open.set(key, { violation, latest: f, emittedEndMs: f.endedAt, provisional: null, reopened: false });
+    } else {
+      v?.open.set(key, {
+        revision,
+        confidence: f.confidence,
+        variant: f.variant,
+        latest: f,
+        emittedEndMs: f.endedAt,
+        provisional: null,
+        reopened: false,
+      });
+    }
     if (earlier > 0) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: earlier > 0 ? 'updated' : 'raised', violation, reason: null }];

@@ -77,74 +77,114 @@ export interface RuleDefinition<S, C, X> extends RuleMeta<C> {
   close(state: S, info: CloseInfo, config: C): RuleStep<S>;
 }
 
-/** A rule with its state type hidden, so a pack can list rules of different state types. */
+/**
+ * A rule with its state type hidden, so a pack can list rules of different state types: the
+ * definition's own functions, called by the pack's loop (`stepRules`) with the state the vehicle
+ * holds for it.
+ */
 export interface PackRule<C, X> extends RuleMeta<C> {
-  createSlot(config: C): RuleSlot<X>;
+  init(): unknown;
+  step(state: unknown, ctx: X, config: C): RuleStep<unknown> | typeof keepState;
+  close(state: unknown, info: CloseInfo, config: C): RuleStep<unknown>;
+  /** The state as data, for a checkpoint (engine/checkpoint.ts); rule states hold no functions. */
+  forCheckpoint(state: unknown): unknown;
 }
 
-/** One vehicle's instance of a rule: holds the state between samples. */
-export interface RuleSlot<X> {
-  readonly ruleId: RuleId;
-  step(ctx: X): readonly Finding[];
-  close(info: CloseInfo): readonly Finding[];
-  /** What `close(info)` would find, leaving the state as it is (a provisional close: the vehicle may resume). */
-  peekClose(info: CloseInfo): readonly Finding[];
-  /** The rule's state as data, for a checkpoint (engine/checkpoint.ts); rule states hold no functions. */
-  exportState(): unknown;
-  /** Resume from a state `exportState` gave (of the same rule: the engine matches slots by rule id). */
-  importState(state: unknown): void;
-}
+const asData = <S>(state: S): S => state;
 
 export function defineRule<S, C, X>(definition: RuleDefinition<S, C, X>): PackRule<C, X> {
+  // The state's type is the definition's business: the pack hands back what the rule returned.
   return {
     id: definition.id,
     pack: definition.pack,
     legalBasis: definition.legalBasis,
     description: definition.description,
     penalty: (config, variant) => definition.penalty(config, variant),
-    createSlot(config: C): RuleSlot<X> {
-      let state = definition.init();
-      return {
-        ruleId: definition.id,
-        step(ctx: X) {
-          const result = definition.step(state, ctx, config);
-          if ('keep' in result) return noFindings;
-          state = result.state;
-          return result.findings;
-        },
-        close(info: CloseInfo) {
-          const result = definition.close(state, info, config);
-          state = result.state;
-          return result.findings;
-        },
-        peekClose(info: CloseInfo) {
-          return definition.close(state, info, config).findings;
-        },
-        exportState: () => (definition.forCheckpoint ? definition.forCheckpoint(state) : state),
-        importState(saved: unknown) {
-          // Trusted: written by exportState of this rule, inside a versioned, zod-checked checkpoint.
-          state = saved as S;
-        },
-      };
-    },
+    init: definition.init,
+    step: definition.step as PackRule<C, X>['step'],
+    close: definition.close as PackRule<C, X>['close'],
+    forCheckpoint: (definition.forCheckpoint ?? asData) as PackRule<C, X>['forCheckpoint'],
   };
 }
 
-export const noFindings: readonly Finding[] = [];
+/**
+ * One vehicle's states of a pack's rules, `states[i]` for `rules[i]`. The pack steps them in one
+ * loop over the same fixed list for every vehicle: the states are the only per-vehicle part (no
+ * closure or slot object per rule and vehicle, one call per rule and sample).
+ */
+export const initRuleStates = <C, X>(rules: readonly PackRule<C, X>[]): unknown[] => rules.map((r) => r.init());
 
-/** The slots' states by rule id (a vehicle's checkpoint). */
-export function exportSlots(slots: readonly RuleSlot<unknown>[]): { ruleId: string; state: unknown }[] {
-  return slots.map((slot) => ({ ruleId: slot.ruleId, state: slot.exportState() }));
+/** Steps every rule with the sample; the findings in rule order (the shared empty list when none). */
+export function stepRules<C, X>(
+  rules: readonly PackRule<C, X>[],
+  states: unknown[],
+  ctx: X,
+  config: C,
+): readonly Finding[] {
+  let findings: Finding[] | null = null;
+  for (let i = 0; i < rules.length; i++) {
+    const result = (rules[i] as PackRule<C, X>).step(states[i], ctx, config);
+    // By identity: one comparison, whatever shape of answer the rule returned.
+    if (result === keepState) continue;
+    const step = result as RuleStep<unknown>;
+    states[i] = step.state;
+    const produced = step.findings;
+    if (produced.length === 0) continue;
+    findings ??= [];
+    for (let j = 0; j < produced.length; j++) findings.push(produced[j] as Finding);
+  }
+  return findings ?? noFindings;
+}
+
+/** The vehicle went silent (or the engine stops): every rule finishes what is open. */
+export function closeRules<C, X>(
+  rules: readonly PackRule<C, X>[],
+  states: unknown[],
+  info: CloseInfo,
+  config: C,
+): Finding[] {
+  const findings: Finding[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    const result = (rules[i] as PackRule<C, X>).close(states[i], info, config);
+    states[i] = result.state;
+    findings.push(...result.findings);
+  }
+  return findings;
+}
+
+/** What `closeRules` would find, leaving the states as they are (a provisional close: the vehicle may resume). */
+export function peekCloseRules<C, X>(
+  rules: readonly PackRule<C, X>[],
+  states: readonly unknown[],
+  info: CloseInfo,
+  config: C,
+): Finding[] {
+  return rules.flatMap((rule, i) => rule.close(states[i], info, config).findings);
+}
+
+/** The rules' states by rule id (a vehicle's checkpoint). */
+export function exportRuleStates<C, X>(
+  rules: readonly PackRule<C, X>[],
+  states: readonly unknown[],
+): { ruleId: string; state: unknown }[] {
+  return rules.map((rule, i) => ({ ruleId: rule.id, state: rule.forCheckpoint(states[i]) }));
 }
 
 /**
- * Restores the slots from a checkpoint, by rule id: a rule enabled since the checkpoint starts
- * fresh, a rule disabled since is ignored.
+ * Restores the states from a checkpoint, by rule id: a rule enabled since the checkpoint starts
+ * fresh, a rule disabled since is ignored. Trusted: written by `exportRuleStates` of these rules,
+ * inside a versioned, zod-checked checkpoint.
  */
-export function importSlots(
-  slots: readonly RuleSlot<unknown>[],
+export function importRuleStates<C, X>(
+  rules: readonly PackRule<C, X>[],
+  states: unknown[],
   saved: readonly { readonly ruleId: string; readonly state: unknown }[],
 ): void {
   const byId = new Map(saved.map((s) => [s.ruleId, s.state]));
-  for (const slot of slots) if (byId.has(slot.ruleId)) slot.importState(byId.get(slot.ruleId));
+  for (let i = 0; i < rules.length; i++) {
+    const id = (rules[i] as PackRule<C, X>).id;
+    if (byId.has(id)) states[i] = byId.get(id);
+  }
 }
+
+export const noFindings: readonly Finding[] = [];

@@ -12,6 +12,9 @@ import type { OccupancyReading } from './occupancy.js';
  * accepted sample to this one; after a gap longer than `general.maxGapS` there is no previous
  * sample (`prev` null, `gapBefore` true) and every dwell, stretch or run must start afresh —
  * nothing is interpolated across missing telemetry.
+ *
+ * The engine rewrites one facts object per pack for every sample (and the pack adds its signals
+ * to it): a rule reads it during its step and keeps values it read, never the object itself.
  */
 export interface SampleFacts {
   readonly sample: Telemetry;
@@ -50,3 +53,6 @@ export interface SampleFacts {
   readonly timeZone: string;
   readonly general: GeneralConfig;
 }
+
+/** The engine and the packs fill a facts object in place; rules see it read-only. */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };

@@ -65,6 +65,16 @@ export interface Bandeira2RuleSpec<C> {
   surchargeCentsPerKm(ctx: TaxiContext, config: C): number | null;
 }
 
+/**
+ * A stretch's doubts with more added, each once. A stretch on tariff 2 grows on every sample and
+ * most add no doubt: it keeps its list instead of copying it through a new set.
+ */
+function withDoubts(doubts: readonly string[], added: readonly string[], more: readonly string[]): readonly string[] {
+  const distinct = doubts.every((d, i) => doubts.indexOf(d) === i);
+  if (distinct && added.every((d) => doubts.includes(d)) && more.every((d) => doubts.includes(d))) return doubts;
+  return [...new Set([...doubts, ...added, ...more])];
+}
+
 const qualifies = (s: Stretch, t: { minSeconds: number; minMeters: number }): boolean =>
   s.durationS >= t.minSeconds || s.distanceM >= t.minMeters;
 
@@ -214,7 +224,7 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
                 lastMs: ctx.ms,
                 durationS: cur.durationS + ctx.dtS,
                 distanceM: cur.distanceM + ctx.segmentM,
-                doubts: [...new Set([...cur.doubts, ...j.doubts, ...late])],
+                doubts: withDoubts(cur.doubts, j.doubts, late),
               }
             : { startMs: ctx.ms, lastMs: ctx.ms, durationS: 0, distanceM: 0, lat: s.lat, lon: s.lon, doubts: j.doubts },
         };

@@ -1,6 +1,6 @@
 import type { Pack } from '@vigia/core';
 import type { Finding, PackRule, RuleMeta } from '../../engine/rule.js';
-import { defineRule, keepState } from '../../engine/rule.js';
+import { defineRule, keepState, noFindings } from '../../engine/rule.js';
 import type { SampleFacts } from '../../engine/sample-facts.js';
 import type { LocalDate } from '../../time/local-time.js';
 import type { RuleId } from '../../violations/rule-ids.js';
@@ -119,7 +119,9 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
     step(state, ctx, config) {
       const operating = spec.operating ? spec.operating(ctx, config) : ctx.moving;
       if (!operating) return keepState;
-      const findings: Finding[] = [];
+      // At most the end of the previous breach and the news of this one; most steps have neither.
+      let ended: Finding | null = null;
+      let news: Finding | null = null;
       let open = state.open;
       // A registry fact changes with the registry, the day or the driver — not with every sample.
       const same = sameInputs(state.inputs, ctx);
@@ -137,12 +139,11 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       if (!breach) {
         // Nothing open and nothing changed: the state stays as it is.
         if (!open && same) return keepState;
-        if (open) findings.push(finding(open, 'final'));
-        return { state: { open: null, inputs, breach: null }, findings };
+        return { state: { open: null, inputs, breach: null }, findings: open ? [finding(open, 'final')] : noFindings };
       }
       const key = breachKey(breach);
       if (open && open.key !== key) {
-        findings.push(finding(open, 'final'));
+        ended = finding(open, 'final');
         open = null;
       }
       const date = ctx.local.date;
@@ -171,9 +172,10 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
           };
       const confidence = confidenceOf(breach.suspected);
       if (shouldReport(open.reported, ctx.ms, confidence, breach.variant, ctx.general.updateIntervalS)) {
-        findings.push(finding(open, 'ongoing'));
+        news = finding(open, 'ongoing');
         open = { ...open, reported: { endedAt: ctx.ms, confidence, variant: breach.variant } };
       }
+      const findings = ended === null ? (news === null ? noFindings : [news]) : news === null ? [ended] : [ended, news];
       return { state: { open, inputs, breach }, findings };
     },
     close(state) {

@@ -228,8 +228,14 @@ export function overchargeRule<C>(spec: {
         else if (acc.lastTariff === 2) metres2 += stepM;
         else metresUnknown += stepM;
       }
+      // Spelled out rather than spread: a hired taxi extends its trip on every sample.
       acc = {
-        ...acc,
+        id: acc.id,
+        eventId: acc.eventId,
+        startMs: acc.startMs,
+        lat: acc.lat,
+        lon: acc.lon,
+        model: acc.model,
         metres1,
         metres2,
         metresUnknown,
@@ -237,6 +243,7 @@ export function overchargeRule<C>(spec: {
         lastTariff: s.meterTariff,
         lastStopped: s.meterState === 'stopped',
         lastMs: ctx.ms,
+        startSeen: acc.startSeen,
       };
       return { state: { acc }, findings };
     },

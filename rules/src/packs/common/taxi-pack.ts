@@ -2,7 +2,18 @@ import type { Pack } from '@vigia/core';
 import type { DispatchRecord } from '../../engine/dispatch.js';
 import type { GeneralConfig } from '../../engine/general-config.js';
 import type { PackRuntime } from '../../engine/pack-runtime.js';
-import { exportSlots, type Finding, importSlots, type PackRule, type RuleMeta } from '../../engine/rule.js';
+import {
+  closeRules,
+  exportRuleStates,
+  type Finding,
+  importRuleStates,
+  initRuleStates,
+  type PackRule,
+  peekCloseRules,
+  type RuleMeta,
+  stepRules,
+} from '../../engine/rule.js';
+import type { Writable } from '../../engine/sample-facts.js';
 import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../../penalties/recidivism.js';
 import type { RegistryView } from '../../registry/registry-view.js';
 import { assertTimeZone } from '../../time/local-time.js';
@@ -60,37 +71,37 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
     newVehicle() {
       let trip = initialTripState;
       let presence = initialPresenceState;
-      const slots = rules.map((r) => r.createSlot(parts.config));
+      const states = initRuleStates(rules);
       return {
         step(facts) {
           const t = trackTrip(trip, facts, parts.tripMaxGapS, parts.tripDistance);
           trip = t.state;
           const p = trackPresence(presence, facts, parts.presence);
           presence = p.state;
-          // The facts object is fresh per sample: extend it rather than copy it (one allocation less per sample).
-          const ctx: TaxiContext = Object.assign(facts, { trip: t.signal, stands: p.signal });
-          const findings: Finding[] = [];
-          for (let s = 0; s < slots.length; s++) {
-            const produced = (slots[s] as (typeof slots)[number]).step(ctx);
-            for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
-          }
+          // The engine's facts object, reused from sample to sample: extended in place with the
+          // pack's signals rather than copied (its shape settles after the first sample).
+          const ctx = facts as Writable<TaxiContext>;
+          ctx.trip = t.signal;
+          ctx.stands = p.signal;
+          const found = stepRules(rules, states, ctx, parts.config);
           const atStand = p.signal.present.length > 0 || p.signal.left.length > 0 || p.signal.hire !== null;
           if (atStand || board.wantsTick(facts.ms)) {
-            findings.push(...board.update(facts.sample.vehicleId, facts.ms, p.signal).filter(keepBoardFinding));
+            const decided = board.update(facts.sample.vehicleId, facts.ms, p.signal).filter(keepBoardFinding);
+            if (decided.length > 0) return found.length === 0 ? decided : [...found, ...decided];
           }
-          return findings;
+          return found;
         },
         close(info) {
           trip = initialTripState;
           presence = initialPresenceState;
-          return slots.flatMap((slot) => slot.close(info));
+          return closeRules(rules, states, info, parts.config);
         },
-        peekClose: (info) => slots.flatMap((slot) => slot.peekClose(info)),
-        exportState: () => ({ detectors: { trip, presence }, slots: exportSlots(slots) }),
+        peekClose: (info) => peekCloseRules(rules, states, info, parts.config),
+        exportState: () => ({ detectors: { trip, presence }, slots: exportRuleStates(rules, states) }),
         importState(state) {
           trip = (state.detectors.trip as typeof trip | undefined) ?? initialTripState;
           presence = (state.detectors.presence as typeof presence | undefined) ?? initialPresenceState;
-          importSlots(slots, state.slots);
+          importRuleStates(rules, states, state.slots);
         },
       };
     },

@@ -1,5 +1,14 @@
 import type { PackRuntime } from '../../engine/pack-runtime.js';
-import { exportSlots, type Finding, importSlots, type PackRule } from '../../engine/rule.js';
+import {
+  closeRules,
+  exportRuleStates,
+  importRuleStates,
+  initRuleStates,
+  type PackRule,
+  peekCloseRules,
+  stepRules,
+} from '../../engine/rule.js';
+import type { Writable } from '../../engine/sample-facts.js';
 import { assessSpRecidivism } from '../../penalties/recidivism.js';
 import { assertTimeZone } from '../../time/local-time.js';
 import { enabledRules, RuleCatalogue } from '../common/assemble.js';
@@ -61,33 +70,31 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
     newVehicle() {
       let dwell = initialDwellState;
       let trip: CharterTrip | null = null;
-      const slots = rules.map((r) => r.createSlot(config));
+      const states = initRuleStates(rules);
       return {
         step(facts) {
           const d = detectDwell(dwell, facts, config.boardingAtStop);
           dwell = d.state;
           const t = trackCharterTrip(trip, facts, config.regularService.tripBreakStillS);
           trip = t.trip;
-          // The facts object is fresh per sample: extend it rather than copy it.
-          const ctx: SpContext = Object.assign(facts, { dwell: d.signal, charterTrip: t.signal });
-          const findings: Finding[] = [];
-          for (let s = 0; s < slots.length; s++) {
-            const produced = (slots[s] as (typeof slots)[number]).step(ctx);
-            for (let i = 0; i < produced.length; i++) findings.push(produced[i] as Finding);
-          }
-          return findings;
+          // The engine's facts object, reused from sample to sample: extended in place with the
+          // pack's signals rather than copied (its shape settles after the first sample).
+          const ctx = facts as Writable<SpContext>;
+          ctx.dwell = d.signal;
+          ctx.charterTrip = t.signal;
+          return stepRules(rules, states, ctx, config);
         },
         close(info) {
           dwell = initialDwellState;
           trip = null;
-          return slots.flatMap((slot) => slot.close(info));
+          return closeRules(rules, states, info, config);
         },
-        peekClose: (info) => slots.flatMap((slot) => slot.peekClose(info)),
-        exportState: () => ({ detectors: { dwell, trip }, slots: exportSlots(slots) }),
+        peekClose: (info) => peekCloseRules(rules, states, info, config),
+        exportState: () => ({ detectors: { dwell, trip }, slots: exportRuleStates(rules, states) }),
         importState(state) {
           dwell = (state.detectors.dwell as typeof dwell | undefined) ?? initialDwellState;
           trip = (state.detectors.trip as CharterTrip | null | undefined) ?? null;
-          importSlots(slots, state.slots);
+          importRuleStates(rules, states, state.slots);
         },
       };
     },

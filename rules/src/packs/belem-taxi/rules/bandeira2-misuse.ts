@@ -1,5 +1,8 @@
+import type { HolidayCalendar } from '../../../calendar/holiday-calendar.js';
+import { localDateTime } from '../../../time/local-time.js';
+import { perMinute } from '../../../time/per-minute.js';
 import { bandeira2Rule } from '../../common/bandeira2-rule.js';
-import { belemBandeira2Time } from '../bandeira2-periods.js';
+import { type BelemPeriodSettings, belemBandeira2Time } from '../bandeira2-periods.js';
 import type { BelemConfig } from '../config.js';
 import { belemGroupPenalty } from '../penalty.js';
 
@@ -9,6 +12,11 @@ import { belemGroupPenalty } from '../penalty.js';
  * December) and Art. 58 item 3.4 ("utilizar a Bandeira II fora do horário permitido", group III,
  * 40 IPCA-E). Only the clock matters in Belém, so the violation is raised live.
  */
+/** The clock's part of the decision, once per minute, calendar and settings (time/per-minute.ts). */
+const timeAtMinute = perMinute((ms: number, calendar: HolidayCalendar, settings: BelemPeriodSettings) =>
+  belemBandeira2Time(ms, localDateTime(ms, calendar.timeZone), calendar, settings),
+);
+
 export const belemBandeira2MisuseRule = bandeira2Rule<BelemConfig>({
   id: 'BEL_BANDEIRA2_MISUSE',
   pack: 'belem-taxi',
@@ -19,7 +27,7 @@ export const belemBandeira2MisuseRule = bandeira2Rule<BelemConfig>({
   },
   penalty: () => belemGroupPenalty('III', '3.4'),
   justify(ctx, config) {
-    const t = belemBandeira2Time(ctx.ms, ctx.local, ctx.calendar, config.bandeira2);
+    const t = timeAtMinute(ctx.ms, ctx.calendar, config.bandeira2);
     if (t.allowed) return { allowed: true, clause: t.clause, doubts: [] };
     const doubts =
       t.uncertainDay && config.holidays.uncountedDayConfidence === 'suspected'

@@ -1,3 +1,6 @@
+import type { HolidayCalendar } from '../../../calendar/holiday-calendar.js';
+import { localDateTime } from '../../../time/local-time.js';
+import { perMinute } from '../../../time/per-minute.js';
 import { bandeira2Rule } from '../../common/bandeira2-rule.js';
 import { dfBandeira2Time } from '../bandeira2-hours.js';
 import type { DfConfig } from '../config.js';
@@ -11,6 +14,11 @@ import { dfGroupPenalty } from '../penalty.js';
  * of d); a provisional suspected alert may be raised live. Evidence includes the overcharge: the
  * 50 % surcharge on the Bandeira I km price over the unjustified stretches.
  */
+/** The clock's part of the decision, once per minute and calendar (time/per-minute.ts). */
+const timeAtMinute = perMinute((ms: number, calendar: HolidayCalendar, _none: null) =>
+  dfBandeira2Time(ms, localDateTime(ms, calendar.timeZone), calendar),
+);
+
 export const dfBandeira2MisuseRule = bandeira2Rule<DfConfig>({
   id: 'DF_BANDEIRA2_MISUSE',
   pack: 'df-taxi',
@@ -21,7 +29,7 @@ export const dfBandeira2MisuseRule = bandeira2Rule<DfConfig>({
   },
   penalty: (config) => dfGroupPenalty(config, 'DF_BANDEIRA2_MISUSE'),
   justify(ctx, config) {
-    const time = dfBandeira2Time(ctx.ms, ctx.local, ctx.calendar);
+    const time = timeAtMinute(ctx.ms, ctx.calendar, null);
     if (time.allowed) return { allowed: true, clause: time.clause, doubts: [] };
     const s = ctx.sample;
     const zones = ctx.registry.zonesAt(s.lat, s.lon, ctx.ms, ctx.pack, ['unpaved', 'bandeira2-signed']);
