@@ -145,6 +145,37 @@ describe('rule engine checkpoint and restore', () => {
     );
   });
 
+  it('continues from a version 1 checkpoint, whose open events held their whole violation record', () => {
+    const samples = bandeira2Trip();
+    const expected = JSON.stringify(runWithRestart(samples, null));
+    const half = Math.floor(samples.length / 2);
+    const first = engine();
+    const events = samples.slice(0, half).flatMap((s) => first.ingest(s));
+    // The state as a version 1 release wrote it: each open event with the record last emitted for it.
+    const lastRecord = new Map(events.map((e) => [e.violation.key, e.violation]));
+    const state = first.exportState();
+    let open = 0;
+    for (const vehicle of state.vehicles) {
+      const v1 = new Map<string, unknown>();
+      for (const [key, { revision, confidence, variant, ...rest }] of vehicle.open) {
+        const violation = lastRecord.get(key);
+        expect({ revision, confidence, variant }).toEqual({
+          revision: violation?.revision,
+          confidence: violation?.confidence,
+          variant: violation?.variant,
+        });
+        v1.set(key, { ...rest, violation });
+        open++;
+      }
+      (vehicle as { open: unknown }).open = v1;
+    }
+    expect(open).toBeGreaterThan(0);
+    const restored = engine();
+    restoreEngine(restored, serialize({ format: 'vigia-rule-state', version: 1, state }));
+    events.push(...samples.slice(half).flatMap((s) => restored.ingest(s)), ...restored.close());
+    expect(JSON.stringify(events)).toBe(expected);
+  });
+
   it('refuses bytes that are not a checkpoint of this version, with a code', () => {
     const target = engine();
     expect(() => restoreEngine(target, Buffer.from('not a checkpoint'))).toThrow(CheckpointError);

@@ -11,11 +11,12 @@ import type { EngineState, RuleEngine } from './rule-engine.js';
  * The state holds Maps, Sets, Dates and objects shared between maps (the stand board's
  * intervals), which JSON would lose: v8.serialize keeps them all. The envelope is versioned and
  * checked with zod on the way in, down to each vehicle's fields; the rules' own states inside are
- * data the same code wrote (a checkpoint of another format version is refused, not guessed at).
+ * data the same code wrote (a checkpoint of an unknown format version is refused, not guessed at;
+ * version 1 is upgraded by a stated mapping).
  */
 
 export const CHECKPOINT_FORMAT = 'vigia-rule-state';
-/** 2: an open event keeps its revision, confidence and variant instead of its whole violation record. */
+/** 2: an open event keeps its revision, confidence and variant instead of its whole violation record (1 is upgraded). */
 export const CHECKPOINT_VERSION = 2;
 
 /** Any number but NaN: event times start at -Infinity (nothing seen yet), which z.number() refuses. */
@@ -41,9 +42,35 @@ const savedVehicleSchema = z.object({
   open: z.instanceof(Map),
 });
 
+/**
+ * Version 1's open event: the whole violation record last emitted, of which version 2 keeps the
+ * revision, confidence and variant. Upgraded on the way in, so the first start of a release that
+ * writes version 2 still continues the runs a version-1 release left open.
+ */
+const openEventV1Schema = z.looseObject({
+  violation: z.looseObject({ revision: z.number(), confidence: z.string(), variant: z.string().nullable() }),
+});
+
+function upgradeOpenEvents(open: Map<unknown, unknown>): Map<unknown, unknown> {
+  const upgraded = new Map<unknown, unknown>();
+  for (const [key, value] of open) {
+    const parsed = openEventV1Schema.safeParse(value);
+    if (!parsed.success)
+      throw new CheckpointError(`rule state refused: a version 1 open event: ${parsed.error.message}`);
+    const { violation, ...rest } = parsed.data;
+    upgraded.set(key, {
+      ...rest,
+      revision: violation.revision,
+      confidence: violation.confidence,
+      variant: violation.variant,
+    });
+  }
+  return upgraded;
+}
+
 const envelopeSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
-  version: z.literal(CHECKPOINT_VERSION),
+  version: z.union([z.literal(1), z.literal(CHECKPOINT_VERSION)]),
   state: z.object({
     packs: z.array(packSchema),
     latestMs: instantMs,
@@ -72,6 +99,9 @@ export function restoreEngine(engine: RuleEngine, bytes: Uint8Array): { vehicles
   }
   const parsed = envelopeSchema.safeParse(raw);
   if (!parsed.success) throw new CheckpointError(`rule state refused: ${parsed.error.message}`);
+  if (parsed.data.version === 1) {
+    for (const vehicle of parsed.data.state.vehicles) vehicle.open = upgradeOpenEvents(vehicle.open);
+  }
   // The schema checked the shape down to the vehicles; what is inside the rules is theirs.
   return engine.importState(parsed.data.state as unknown as EngineState);
 }
