@@ -251,11 +251,16 @@ try {
   await page
     .waitForFunction(
       (expected) => {
-        // The vehicle layer exists once the style has loaded (`loaded()` is false while any tile
+        // The fleet's canvas exists once the style has loaded (`loaded()` is false while any tile
         // loads, which with 20 000 vehicles moving is most of the time).
-        const vigia = (globalThis as { vigia?: { map: { getLayer(id: string): unknown }; vehicles(): unknown[] } })
-          .vigia;
-        return vigia?.map.getLayer('vehicles') !== undefined && vigia.vehicles().length >= expected;
+        const page = globalThis as unknown as {
+          document: { querySelector(selector: string): unknown };
+          vigia?: { vehicles(): unknown[] };
+        };
+        return (
+          page.document.querySelector('#map .vehicle-canvas') !== null &&
+          (page.vigia?.vehicles().length ?? 0) >= expected
+        );
       },
       VEHICLES,
       { timeout: 180_000, polling: 500 },
