@@ -232,9 +232,13 @@ try {
           this,
           handler &&
             function (this: WebSocket, event: MessageEvent) {
-              if (typeof event.data === 'string' && event.data.startsWith('42/live,["fleet')) {
+              // An event with binary attachments (a packed `fleet-delta`'s moves) is `45<n>-/live,…`
+              // followed by one binary message per attachment, counted with it.
+              if (typeof event.data === 'string' && /^4(2|5\d+-)\/live,\["fleet/.test(event.data)) {
                 performance.mark(mark);
                 sizes.push(event.data.length);
+              } else if (event.data instanceof ArrayBuffer && sizes.length > 0) {
+                sizes[sizes.length - 1] = (sizes[sizes.length - 1] ?? 0) + event.data.byteLength;
               }
               handler.call(this, event);
             },
