@@ -1,6 +1,7 @@
 import type { FleetUpdate } from '@vigia/core';
 import { describe, expect, it } from 'vitest';
 import { FleetDeltaEncoder } from '../src/live/fleet-delta.js';
+import { movesRecordBytes } from '../src/live/live-protocol.js';
 import { areaOf, ViewportFollower } from '../src/live/viewport-follower.js';
 import { fleetUpdate } from './fleet-support.js';
 
@@ -89,5 +90,30 @@ describe('fleet delta encoder', () => {
     const second = encoder.encode([update('a', inside, t0 + 1000, 50), update('b', inside, t0 + 100)]);
     expect(second).toEqual({ base: t0 + 1000, rows: [{ id: 'a', t: 0, speedKmh: 50 }] });
     expect(encoder.encode([update('a', inside, t0 + 1000, 50)])).toBeNull();
+  });
+});
+
+describe('fleet delta encoder, packed', () => {
+  it('gives each vehicle an index in its first row, then sends its moves as binary records', () => {
+    const encoder = new FleetDeltaEncoder(true);
+    const t0 = Date.parse('2026-12-01T12:00:00Z');
+    const first = encoder.encode([update('a', inside, t0), update('b', inside, t0 + 500)]);
+    expect(first?.moves).toBeUndefined();
+    expect(first?.rows.map((row) => [row.id, row.i, row.plate])).toEqual([
+      ['a', 0, 'P-a'],
+      ['b', 1, 'P-b'],
+    ]);
+    // b only moves; a's meter-free fields change too (its passengers), so it stays a row.
+    const moved = { lat: inside.lat + 0.001, lon: inside.lon - 0.002 };
+    const second = encoder.encode([
+      { ...update('a', moved, t0 + 1000), passengers: 3 },
+      { ...update('b', moved, t0 + 1500, 42), headingDeg: null },
+    ]);
+    expect(second?.base).toBe(t0 + 1000);
+    expect(second?.rows).toEqual([{ id: 'a', i: 0, t: 0, lat: moved.lat, lon: moved.lon, passengers: 3 }]);
+    const moves = second?.moves;
+    expect(moves?.byteLength).toBe(movesRecordBytes);
+    const record = moves ? new Float64Array(moves.buffer, moves.byteOffset, moves.byteLength / 8) : [];
+    expect([...record]).toEqual([1, 500, moved.lat, moved.lon, 42, Number.NaN]);
   });
 });

@@ -44,13 +44,22 @@ export interface FleetUpdate {
  * push's `base`) and the fields that changed since the socket's previous row of it; the first row
  * of a vehicle carries them all. Mirrors `FleetDeltaRow` in api/src/live/fleet-delta.ts.
  */
-export type FleetDeltaRow = { id: string; t: number } & Partial<Pick<FleetUpdate, FleetDeltaField>>;
+export type FleetDeltaRow = { id: string; t: number; i?: number } & Partial<Pick<FleetUpdate, FleetDeltaField>>;
 
-/** A `fleet-delta` push: the rows of the vehicles that changed, `base` in epoch ms. */
+/**
+ * A `fleet-delta` push: the rows of the vehicles that changed, `base` in epoch ms; on a socket that
+ * asked for `packed`, `moves` too: float64 records of `i, t, lat, lon, speedKmh, headingDeg`
+ * (`movesRecordFields` in api/src/live/live-protocol.ts; NaN for null) of vehicles that only moved,
+ * `i` being the index a row of the vehicle gave.
+ */
 export interface FleetDelta {
   base: number;
   rows: FleetDeltaRow[];
+  moves?: ArrayBuffer;
 }
+
+/** Float64 values per `moves` record (`movesRecordFields.length` in api/src/live/live-protocol.ts). */
+export const movesRecordLength = 6;
 
 /** The `live` part of a `GET /v1/vehicles` item. Fields beyond `ts`, `lat`, `lon` may be absent. */
 export interface VehicleLive {

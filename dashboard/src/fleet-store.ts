@@ -1,11 +1,12 @@
-import type {
-  FleetDelta,
-  FleetDeltaRow,
-  FleetUpdate,
-  Pack,
-  ServiceType,
-  VehicleItem,
-  VehicleLive,
+import {
+  type FleetDelta,
+  type FleetDeltaRow,
+  type FleetUpdate,
+  movesRecordLength,
+  type Pack,
+  type ServiceType,
+  type VehicleItem,
+  type VehicleLive,
 } from './api-types.js';
 import { classifyVehicle, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 
@@ -145,9 +146,10 @@ export class FleetStore {
    * Applies a `fleet-delta` push (a viewport socket's): each row changes only the fields it
    * carries. A vehicle seen for the first time needs a full row (the server sends one first).
    */
-  applyDelta(delta: FleetDelta): void {
+  applyDelta(delta: FleetDelta, ids: readonly string[] = []): void {
     const changed = new Set<string>();
     const now = this.now();
+    if (delta.moves) this.applyMoves(delta.base, new Float64Array(delta.moves), ids, now, changed);
     for (const row of delta.rows) {
       if (typeof row?.id !== 'string' || typeof row.t !== 'number') continue;
       let vehicle = this.vehicles.get(row.id);
@@ -161,6 +163,29 @@ export class FleetStore {
       }
     }
     if (changed.size > 0) this.notify(changed);
+  }
+
+  /**
+   * A packed push's `moves`: records of vehicles that only moved, read in place (no object per
+   * vehicle); `ids[i]` is the vehicle of index `i`. A record of an unknown index is skipped.
+   */
+  private applyMoves(base: number, records: Float64Array, ids: readonly string[], now: number, changed: Set<string>) {
+    for (let o = 0; o + movesRecordLength <= records.length; o += movesRecordLength) {
+      const id = ids[records[o] ?? -1];
+      const vehicle = id === undefined ? undefined : this.vehicles.get(id);
+      if (!vehicle) continue;
+      const lastSeenMs = base + (records[o + 1] ?? Number.NaN);
+      const lat = records[o + 2] ?? Number.NaN;
+      const lon = records[o + 3] ?? Number.NaN;
+      if (!Number.isFinite(lastSeenMs) || !Number.isFinite(lat) || !Number.isFinite(lon)) continue;
+      if (vehicle.lastSeenMs !== null && lastSeenMs < vehicle.lastSeenMs) continue;
+      moveTo(vehicle, lat, lon);
+      vehicle.lastSeenMs = lastSeenMs;
+      vehicle.speedKmh = nullForNaN(records[o + 4]);
+      vehicle.headingDeg = nullForNaN(records[o + 5]);
+      this.classify(vehicle, now);
+      changed.add(vehicle.id);
+    }
   }
 
   /** Re-evaluates time-dependent statuses (going offline happens with no message at all). */
@@ -230,6 +255,10 @@ function emptyVehicle(
     ignition: null,
     status: 'offline',
   };
+}
+
+function nullForNaN(value: number | undefined): number | null {
+  return value === undefined || Number.isNaN(value) ? null : value;
 }
 
 function moveTo(vehicle: TrackedVehicle, lat: number, lon: number): void {

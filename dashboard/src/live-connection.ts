@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import type { FleetDelta, FleetUpdate, Viewport, ViewportAck } from './api-types.js';
+import { type FleetDelta, type FleetUpdate, movesRecordLength, type Viewport, type ViewportAck } from './api-types.js';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting';
 
@@ -52,7 +52,8 @@ export function followConnection(
 
 export interface LiveConnectionHandlers {
   onFleet(updates: FleetUpdate[]): void;
-  onFleetDelta(delta: FleetDelta): void;
+  /** `ids`: the vehicle of each index the rows gave, which `moves` records refer to. */
+  onFleetDelta(delta: FleetDelta, ids: readonly string[]): void;
   onViolation(violation: unknown): void;
   /** Only admin and dispatcher sockets receive bookings (of their operators). */
   onBooking?(booking: unknown): void;
@@ -71,6 +72,11 @@ export class LiveConnection {
   private readonly socket: Socket<ServerToClientEvents, ClientToServerEvents>;
   /** The area the map shows, sent again on every connection: the server forgets it with the socket. */
   private viewport: Viewport | null = null;
+  /**
+   * The vehicle of each index the server gave in a row. A new subscription (reconnection, a
+   * viewport after `null`) numbers afresh, but sends a row with the index before any move refers to it.
+   */
+  private readonly idsByIndex: string[] = [];
 
   constructor(token: string, handlers: LiveConnectionHandlers) {
     // WebSocket only: long-polling would need sticky sessions behind several API instances.
@@ -88,7 +94,13 @@ export class LiveConnection {
       if (Array.isArray(updates)) handlers.onFleet(updates);
     });
     this.socket.on('fleet-delta', (delta) => {
-      if (typeof delta?.base === 'number' && Array.isArray(delta.rows)) handlers.onFleetDelta(delta);
+      if (typeof delta?.base !== 'number' || !Array.isArray(delta.rows)) return;
+      const moves = delta.moves;
+      if (moves !== undefined && !(moves instanceof ArrayBuffer && moves.byteLength % (movesRecordLength * 8) === 0))
+        return;
+      for (const row of delta.rows)
+        if (Number.isInteger(row?.i) && typeof row.id === 'string') this.idsByIndex[row.i as number] = row.id;
+      handlers.onFleetDelta(delta, this.idsByIndex);
     });
     this.socket.on('violation', (violation) => handlers.onViolation(violation));
     this.socket.on('booking', (booking) => handlers.onBooking?.(booking));
@@ -104,7 +116,9 @@ export class LiveConnection {
   }
 
   private sendViewport(): void {
-    this.socket.emit('viewport', this.viewport, (answer) => {
+    // `packed`: vehicles that only moved come as binary records, not one JSON object each.
+    const message = this.viewport === null ? null : { ...this.viewport, packed: true as const };
+    this.socket.emit('viewport', message, (answer) => {
       // The page builds the area from the map, so a refusal is a bug to see in the console, not a user's error.
       if (!answer.ok) console.warn(`live viewport refused: ${answer.code} ${answer.message}`);
     });

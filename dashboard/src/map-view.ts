@@ -35,8 +35,9 @@ export function createMap(options: MapViewOptions): MapView {
     fitBoundsOptions: { padding: fitPadding },
     attributionControl: false,
     // Labels appear at once instead of fading in: a fade keeps the map drawing frames for 300 ms
-    // after every symbol placement, and with the live fleet patched twice a second that was most
-    // of the main thread's time (measured with `npm run bench:map`, dashboard/README.md).
+    // after every symbol placement. While the fleet was a layer of the map, redrawn twice a second,
+    // that was most of the main thread's time; the fleet has its own canvas now, and the fade
+    // would only cost frames after camera moves (dashboard/README.md, "The map at 20,000 vehicles").
     fadeDuration: 0,
     // Regulators compare positions with street addresses; a tilted or rotated map only gets in the way.
     dragRotate: false,

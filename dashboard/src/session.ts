@@ -122,7 +122,7 @@ export class DashboardSession {
     this.api = api;
     const live = new LiveConnection(token, {
       onFleet: (updates) => store.applyUpdates(updates),
-      onFleetDelta: (delta) => store.applyDelta(delta),
+      onFleetDelta: (delta, ids) => store.applyDelta(delta, ids),
       onViolation: (violation) => violations.applyLive(violation),
       onBooking: (booking) => this.options.bookings?.applyLive(booking),
       onStateChange: (state) => indicator.show(state),

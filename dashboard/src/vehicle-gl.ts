@@ -117,7 +117,7 @@ void main() {
   colour = mix(v_stroke, v_fill, inside) * covered;
 }`;
 
-/** The program, buffers and atlas, made on the first frame (MapLibre's GL state is reset after it). */
+/** The program, buffers and atlas, made on the first frame, in the fleet canvas's own context. */
 export class VehicleGl {
   private readonly program: WebGLProgram;
   private readonly vao: WebGLVertexArrayObject;

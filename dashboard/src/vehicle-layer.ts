@@ -1,18 +1,12 @@
-import {
-  type CustomLayerInterface,
-  type CustomRenderMethodInput,
-  type Map as MapLibreMap,
-  MercatorCoordinate,
-  type PointLike,
-} from 'maplibre-gl';
+import { type Map as MapLibreMap, MercatorCoordinate, type PointLike } from 'maplibre-gl';
 import type { FleetStore } from './fleet-store.js';
 import { type Cluster, clusterOptions, clusterVehicles, expansionZoom } from './vehicle-clusters.js';
 import { digitAdvancePx, digitHalfHeightPx, instanceWords, packColour, shapeKind, VehicleGl } from './vehicle-gl.js';
 import { statusStyles, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 import { violationColors } from './violation-style.js';
 
-/** The fleet's layer in the map's style (a custom WebGL layer: MapLibre cannot query it). */
-export const vehicleLayerId = 'vehicles';
+/** The class of the fleet's canvas, laid over the map's own. */
+export const vehicleCanvasClass = 'vehicle-canvas';
 
 const clusterColour = packColour('#37474f', 0.8);
 const white = packColour('#ffffff');
@@ -64,14 +58,17 @@ export interface DrawnCluster {
 }
 
 /**
- * Draws the fleet with one custom WebGL layer fed from typed arrays: each vehicle has a slot
- * whose Web Mercator position and status are patched in place when the store reports it changed.
- * On the next frame after any change the layer packs the instances in draw order (selection ring,
- * groups, markers by status, violation rings, group counts) and uploads them in one buffer; a
- * frame with nothing changed only redraws. MapLibre's GeoJSON source, which this replaces, re-tiled
- * the fleet in its worker on every patch and took every touched tile back on the main thread
- * (dashboard/README.md, "The map at 20,000 vehicles"). Clicks are resolved here too: the layer
- * projects what it drew with the frame's own matrix and takes the nearest.
+ * Draws the fleet with WebGL into its own canvas laid over the map's, fed from typed arrays: each
+ * vehicle has a slot whose Web Mercator position and status are patched in place when the store
+ * reports it changed. The canvas is redrawn on the next animation frame after a change, and in
+ * every frame MapLibre draws (a camera move, tiles arriving) with that frame's matrix, so the two
+ * stay in step. A live update therefore costs one small draw here and no MapLibre frame: as a
+ * custom layer in the style, every update made MapLibre draw the base map and place its labels
+ * again, and that frame and its garbage decided the update's cost (dashboard/README.md, "The map at
+ * 20,000 vehicles"). The price is the stacking: the fleet is above every layer of the map.
+ * On a redraw after any change the instances are packed in draw order (selection ring, groups,
+ * markers by status, violation rings, group counts) and uploaded in one buffer. Clicks are resolved
+ * here too: the layer projects what it drew with the frame's own matrix and takes the nearest.
  */
 export class VehicleLayer {
   // The fleet, one slot per placed vehicle (swap-removed, so slots 0..count-1 are in use).
@@ -106,7 +103,10 @@ export class VehicleLayer {
   private widthPx = 0;
   private heightPx = 0;
 
+  private readonly canvas: HTMLCanvasElement;
+  private readonly context: WebGL2RenderingContext;
   private gl: VehicleGl | null = null;
+  private drawPending = false;
   private cursorSet = false;
   private hoverPending = false;
 
@@ -114,24 +114,22 @@ export class VehicleLayer {
     private readonly map: MapLibreMap,
     private readonly store: FleetStore,
   ) {
-    const layer: CustomLayerInterface = {
-      id: vehicleLayerId,
-      type: 'custom',
-      renderingMode: '2d',
-      render: (gl, options) => this.render(gl, options),
-      onRemove: () => {
-        this.gl?.dispose();
-        this.gl = null;
-      },
-    };
-    map.addLayer(layer);
+    this.canvas = document.createElement('canvas');
+    this.canvas.className = vehicleCanvasClass;
+    this.canvas.setAttribute('aria-hidden', 'true');
+    // Right above the map's canvas: MapLibre's markers and popups, added later, stay on top.
+    map.getCanvas().after(this.canvas);
+    const context = this.canvas.getContext('webgl2', { alpha: true, premultipliedAlpha: true, antialias: false });
+    if (!context) throw new Error('the vehicle layer needs WebGL 2');
+    this.context = context;
     this.reload();
     store.subscribe((changed) => {
       if (changed === null) this.reload();
       else for (const id of changed) this.patch(id);
-      this.dirty = true;
-      map.triggerRepaint();
+      this.changed();
     });
+    // A frame MapLibre draws has moved the camera or the base map: draw the fleet with it, in the same frame.
+    map.on('render', () => this.draw());
     map.on('mousemove', (event) => {
       if (this.hoverPending) return;
       this.hoverPending = true;
@@ -209,21 +207,33 @@ export class VehicleLayer {
     return { vehicles, clusters };
   }
 
+  /** Something drawn changed: redraw on the next animation frame (once, however many changes). */
   private changed(): void {
     this.dirty = true;
-    this.map.triggerRepaint();
+    if (this.drawPending) return;
+    this.drawPending = true;
+    requestAnimationFrame(() => {
+      if (this.drawPending) this.draw();
+    });
   }
 
-  private render(context: WebGLRenderingContext | WebGL2RenderingContext, options: CustomRenderMethodInput): void {
-    if (!(context instanceof WebGL2RenderingContext)) throw new Error('the vehicle layer needs WebGL 2');
-    // The canvas's drawing size over the pixel ratio: reading its CSS size would force a layout each frame.
-    const canvas = this.map.getCanvas();
+  private draw(): void {
+    this.drawPending = false;
+    // The map canvas's drawing size over the pixel ratio: reading its CSS size would force a layout.
+    const mapCanvas = this.map.getCanvas();
     const pixelRatio = this.map.getPixelRatio();
+    if (this.canvas.width !== mapCanvas.width || this.canvas.height !== mapCanvas.height) {
+      this.canvas.width = mapCanvas.width;
+      this.canvas.height = mapCanvas.height;
+      this.canvas.style.width = mapCanvas.style.width;
+      this.canvas.style.height = mapCanvas.style.height;
+    }
+    const context = this.context;
     this.gl ??= new VehicleGl(context, pixelRatio);
     this.zoom = this.map.getZoom();
-    this.widthPx = canvas.width / pixelRatio;
-    this.heightPx = canvas.height / pixelRatio;
-    this.matrix.set(options.defaultProjectionData.mainMatrix);
+    this.widthPx = mapCanvas.width / pixelRatio;
+    this.heightPx = mapCanvas.height / pixelRatio;
+    this.matrix.set(this.map.transform.getProjectionDataForCustomLayer(false).mainMatrix);
     const clusterZoom = Math.floor(this.zoom) <= clusterOptions.maxZoom ? Math.floor(this.zoom) : Number.NaN;
     if (!Object.is(clusterZoom, this.clusterZoom)) {
       this.clusterZoom = clusterZoom;
@@ -236,6 +246,9 @@ export class VehicleLayer {
       this.gl.upload(this.words, count);
     }
     const centre = MercatorCoordinate.fromLngLat(this.map.getCenter());
+    context.viewport(0, 0, mapCanvas.width, mapCanvas.height);
+    context.clearColor(0, 0, 0, 0);
+    context.clear(context.COLOR_BUFFER_BIT);
     this.gl.draw({
       matrix: this.matrix,
       centreX: centre.x,

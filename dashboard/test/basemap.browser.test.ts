@@ -221,7 +221,7 @@ describe.skipIf(!hasChromium)('the offline base map', { timeout: 300_000 }, () =
       brasiliaStreet,
     );
     if (!point) throw new Error('no map');
-    await page.locator('#map canvas').click({ position: point });
+    await page.locator('#map canvas.maplibregl-canvas').click({ position: point });
     const popup = page.locator('.place-popup');
     await expect.poll(() => popup.textContent(), pollOptions).toContain('Nenhum táxi na fila');
     expect(await popup.textContent()).toContain('Ponto do Setor Comercial Sul');

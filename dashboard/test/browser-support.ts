@@ -203,7 +203,7 @@ export async function waitForIdleMap(page: Page): Promise<void> {
 
 /** Only the map's region of the page (DOM popups over it included): the panels show the same colours. */
 export async function mapScreenshot(page: Page, name: string): Promise<PNG> {
-  const png = await page.locator('#map canvas').screenshot();
+  const png = await page.locator('#map canvas.maplibregl-canvas').screenshot();
   if (screenshotDir) {
     await mkdir(screenshotDir, { recursive: true });
     await writeFile(join(screenshotDir, `${name}.png`), png);

@@ -245,7 +245,7 @@ describe.skipIf(!hasChromium)('every string shown comes from a catalogue', () =>
           (lngLat) => (globalThis as unknown as { vigia: PageVigia }).vigia.map.project(lngLat),
           at,
         );
-        await page.locator('#map canvas').click({ position: { x: point.x, y: point.y } });
+        await page.locator('#map canvas.maplibregl-canvas').click({ position: { x: point.x, y: point.y } });
         await page.locator('.vehicle-popup').waitFor({ state: 'visible', timeout: 10_000 });
       }),
     );

@@ -324,7 +324,7 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
     await page.keyboard.press('s');
     await expect.poll(() => page.locator('.dispatch-sound').getAttribute('data-state')).toBe('on');
     await page.keyboard.press('F2');
-    const canvas = page.locator('#map canvas');
+    const canvas = page.locator('#map canvas.maplibregl-canvas');
     const box = await canvas.boundingBox();
     if (!box) throw new Error('no map');
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);

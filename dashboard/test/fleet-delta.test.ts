@@ -64,6 +64,31 @@ describe('fleet store, delta rows', () => {
     expect(changes).toHaveLength(1);
   });
 
+  it('moves vehicles by their index from a packed push, skipping unknown indexes and older samples', () => {
+    const { fleet, changes } = store();
+    fleet.applyDelta({
+      base,
+      rows: [
+        { ...firstRow, i: 0 },
+        { ...firstRow, id: 'taxi-2', plate: 'JKL1A24', i: 1 },
+      ],
+    });
+    const ids = ['taxi-1', 'taxi-2'];
+    // taxi-2 moves with no heading; index 7 is no vehicle; taxi-1's record is older than its row.
+    const records = new Float64Array([1, 1000, -15.7, -47.9, 44, Number.NaN, 7, 0, 0, 0, 0, 0, 0, -1000, 0, 0, 0, 0]);
+    fleet.applyDelta({ base, rows: [], moves: records.buffer }, ids);
+    expect(fleet.get('taxi-2')).toMatchObject({
+      plate: 'JKL1A24',
+      position: { lat: -15.7, lon: -47.9 },
+      speedKmh: 44,
+      headingDeg: null,
+      lastSeenMs: base + 1000,
+      status: 'free',
+    });
+    expect(fleet.get('taxi-1')).toMatchObject({ position: { lat: -15.79, lon: -47.88 }, lastSeenMs: base });
+    expect(changes.map((changed) => (changed ? [...changed] : null))).toEqual([['taxi-1', 'taxi-2'], ['taxi-2']]);
+  });
+
   it('keeps its counts by status as vehicles arrive, change, go offline and are cleared', () => {
     let now = base + 5000;
     const fleet = new FleetStore({ offlineAfterS: 120, now: () => now });

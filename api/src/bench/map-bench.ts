@@ -232,9 +232,13 @@ try {
           this,
           handler &&
             function (this: WebSocket, event: MessageEvent) {
-              if (typeof event.data === 'string' && event.data.startsWith('42/live,["fleet')) {
+              // An event with binary attachments (a packed `fleet-delta`'s moves) is `45<n>-/live,…`
+              // followed by one binary message per attachment, counted with it.
+              if (typeof event.data === 'string' && /^4(2|5\d+-)\/live,\["fleet/.test(event.data)) {
                 performance.mark(mark);
                 sizes.push(event.data.length);
+              } else if (event.data instanceof ArrayBuffer && sizes.length > 0) {
+                sizes[sizes.length - 1] = (sizes[sizes.length - 1] ?? 0) + event.data.byteLength;
               }
               handler.call(this, event);
             },
@@ -251,11 +255,16 @@ try {
   await page
     .waitForFunction(
       (expected) => {
-        // The vehicle layer exists once the style has loaded (`loaded()` is false while any tile
+        // The fleet's canvas exists once the style has loaded (`loaded()` is false while any tile
         // loads, which with 20 000 vehicles moving is most of the time).
-        const vigia = (globalThis as { vigia?: { map: { getLayer(id: string): unknown }; vehicles(): unknown[] } })
-          .vigia;
-        return vigia?.map.getLayer('vehicles') !== undefined && vigia.vehicles().length >= expected;
+        const page = globalThis as unknown as {
+          document: { querySelector(selector: string): unknown };
+          vigia?: { vehicles(): unknown[] };
+        };
+        return (
+          page.document.querySelector('#map .vehicle-canvas') !== null &&
+          (page.vigia?.vehicles().length ?? 0) >= expected
+        );
       },
       VEHICLES,
       { timeout: 180_000, polling: 500 },

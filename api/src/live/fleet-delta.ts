@@ -1,14 +1,23 @@
 import type { FleetUpdate } from '@vigia/core';
-import { type FleetDeltaField, fleetDeltaFields } from './live-protocol.js';
+import { type FleetDeltaField, fleetDeltaFields, movesRecordFields } from './live-protocol.js';
 
-/** One vehicle in a `fleet-delta` push: its id, its sample's time, and the fields that changed. */
-export type FleetDeltaRow = { id: string; t: number } & Partial<Pick<FleetUpdate, FleetDeltaField>>;
+/**
+ * One vehicle in a `fleet-delta` push: its id, its sample's time, and the fields that changed;
+ * `i`, on a packed socket, is the vehicle's index there (what `moves` records refer to).
+ */
+export type FleetDeltaRow = { id: string; t: number; i?: number } & Partial<Pick<FleetUpdate, FleetDeltaField>>;
 
 /** A `fleet-delta` push: `t` of each row is milliseconds after `base` (epoch ms). */
 export interface FleetDelta {
   base: number;
   rows: FleetDeltaRow[];
+  /** Packed sockets only, when some vehicles only moved: see `movesRecordFields` (live-protocol.ts). */
+  moves?: Buffer;
 }
+
+/** The fields a `moves` record carries: a row changing nothing else can travel as one. */
+const movedOnly = new Set<string>(['id', 't', 'lat', 'lon', 'speedKmh', 'headingDeg']);
+const recordLength = movesRecordFields.length;
 
 /**
  * What one socket was last sent of each vehicle, so that the next push carries only what changed:
@@ -18,6 +27,11 @@ export interface FleetDelta {
  */
 export class FleetDeltaEncoder {
   private readonly sent = new Map<string, FleetUpdate>();
+  /** Packed only: each vehicle's index on this socket, given in its first row. */
+  private readonly indexOf = new Map<string, number>();
+
+  /** `packed`: vehicles that only moved go in the binary `moves` instead of a row each. */
+  constructor(private readonly packed = false) {}
 
   /** What this socket was last sent of the vehicle, if anything. */
   lastSent(vehicleId: string): FleetUpdate | undefined {
@@ -27,8 +41,10 @@ export class FleetDeltaEncoder {
   /** The rows of these updates; one no newer than, or identical to, what was sent is left out. */
   encode(updates: Iterable<FleetUpdate>): FleetDelta | null {
     const rows: FleetDeltaRow[] = [];
+    const rowTimes: number[] = [];
+    const moved: FleetUpdate[] = [];
+    const moveTimes: number[] = [];
     let base = Number.POSITIVE_INFINITY;
-    const times: number[] = [];
     for (const update of updates) {
       const before = this.sent.get(update.vehicleId);
       const t = Date.parse(update.ts);
@@ -36,15 +52,41 @@ export class FleetDeltaEncoder {
       const row = rowOf(update, before, t);
       if (row === null) continue;
       this.sent.set(update.vehicleId, update);
-      rows.push(row);
-      times.push(t);
       if (t < base) base = t;
+      if (this.packed && before !== undefined && Object.keys(row).every((key) => movedOnly.has(key))) {
+        moved.push(update);
+        moveTimes.push(t);
+        continue;
+      }
+      if (this.packed) row.i = this.indexFor(update.vehicleId);
+      rows.push(row);
+      rowTimes.push(t);
     }
-    if (rows.length === 0) return null;
+    if (rows.length === 0 && moved.length === 0) return null;
     rows.forEach((row, index) => {
-      row.t = (times[index] as number) - base;
+      row.t = (rowTimes[index] as number) - base;
     });
-    return { base, rows };
+    if (moved.length === 0) return { base, rows };
+    const records = new Float64Array(moved.length * recordLength);
+    moved.forEach((update, index) => {
+      const o = index * recordLength;
+      records[o] = this.indexFor(update.vehicleId);
+      records[o + 1] = (moveTimes[index] as number) - base;
+      records[o + 2] = update.lat;
+      records[o + 3] = update.lon;
+      records[o + 4] = update.speedKmh ?? Number.NaN;
+      records[o + 5] = update.headingDeg ?? Number.NaN;
+    });
+    return { base, rows, moves: Buffer.from(records.buffer, records.byteOffset, records.byteLength) };
+  }
+
+  private indexFor(vehicleId: string): number {
+    let index = this.indexOf.get(vehicleId);
+    if (index === undefined) {
+      index = this.indexOf.size;
+      this.indexOf.set(vehicleId, index);
+    }
+    return index;
   }
 }
 

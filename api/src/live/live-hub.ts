@@ -17,6 +17,8 @@ import { ViewportFollower, type ViewportFollowerOptions } from './viewport-follo
 export const LIVE_NAMESPACE = '/live';
 /** Acknowledgements of one socket's viewport messages kept until the next push. */
 const MAX_WAITING_ACKS = 8;
+/** Messages from this size on are sent compressed (permessage-deflate) to clients that offer it. */
+const compressAboveBytes = 4096;
 const ALL_ROOM = 'fleet:all';
 const operatorRoom = (operatorId: string) => `fleet:op:${operatorId}`;
 /** A vehicle another operator declared to a radio operator (Belém Art. 42–44): its dispatchers see it move. */
@@ -106,7 +108,13 @@ export class LiveHub {
   private readonly sessions: SocketSessions;
 
   constructor(private readonly opts: LiveHubOptions) {
-    this.io = new Server(opts.app.server, { serveClient: false, transports: ['websocket', 'polling'] });
+    this.io = new Server(opts.app.server, {
+      serveClient: false,
+      transports: ['websocket', 'polling'],
+      // A map's push is 40–110 KiB of JSON. Compressed it reaches the browser in a few reads
+      // instead of dozens, and each read is a task on the page's main thread (api/README.md, "/live").
+      perMessageDeflate: { threshold: compressAboveBytes },
+    });
     if (opts.redisUrl) {
       const pub = new Redis(opts.redisUrl);
       const sub = pub.duplicate();

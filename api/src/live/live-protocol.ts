@@ -29,12 +29,24 @@ export const viewportSchema = z
   .strictObject({
     bbox: z.tuple([longitude, latitude, longitude, latitude]),
     zoom: z.number().min(0).max(24),
+    /** Asks for `moves` (see `movesRecordFields`): set by a client that decodes them. */
+    packed: z.literal(true).optional(),
   })
   .refine(({ bbox: [west, south, east, north] }) => west <= east && south <= north, {
     message: 'bbox is [west, south, east, north] with west ≤ east and south ≤ north',
     path: ['bbox'],
   });
 export type Viewport = z.infer<typeof viewportSchema>;
+
+/**
+ * A packed socket's `fleet-delta` carries, beside `rows`, `moves`: a binary attachment of
+ * little-endian float64 records of these fields, one per vehicle whose only changes are these
+ * (a vehicle the socket was already sent as a row, which gave its index `i`). `t` is ms after
+ * the push's `base`; `speedKmh` and `headingDeg` are NaN for null. Binary rather than one JSON
+ * object per vehicle: the browser decodes it without parsing or allocating per vehicle.
+ */
+export const movesRecordFields = ['i', 't', 'lat', 'lon', 'speedKmh', 'headingDeg'] as const;
+export const movesRecordBytes = movesRecordFields.length * 8;
 
 /** The `viewport` message: an area, or `null` to go back to the whole scope. */
 export const viewportMessageSchema = viewportSchema.nullable();

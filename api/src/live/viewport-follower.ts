@@ -49,7 +49,7 @@ function slotOf(vehicleId: string): number {
  * OFFLINE_AFTER_S), only later and with fewer bytes.
  */
 export class ViewportFollower {
-  private readonly encoder = new FleetDeltaEncoder();
+  private readonly encoder: FleetDeltaEncoder;
   /** Outside the area and not sent yet, by slice: each vehicle's newest update. */
   private readonly held = Array.from({ length: SLOTS }, () => new Map<string, FleetUpdate>());
   /** The last slice turn sent (a count of `outsideRefreshMs / SLOTS` periods since the epoch). */
@@ -61,6 +61,8 @@ export class ViewportFollower {
     private readonly options: ViewportFollowerOptions,
   ) {
     this.area = areaOf(viewport, options.margin);
+    // The subscription's first viewport decides: indexes given in rows must stay valid for its life.
+    this.encoder = new FleetDeltaEncoder(viewport.packed === true);
   }
 
   /**
