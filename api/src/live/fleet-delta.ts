@@ -15,8 +15,11 @@ export interface FleetDelta {
   moves?: Buffer;
 }
 
-/** The fields a `moves` record carries: a row changing nothing else can travel as one. */
-const movedOnly = new Set<string>(['id', 't', 'lat', 'lon', 'speedKmh', 'headingDeg']);
+/**
+ * The row fields a `moves` record carries (the record's index `i` stands for the row's `id`): a
+ * row changing nothing else can travel as one.
+ */
+const movedOnly = new Set<string>(['id', ...movesRecordFields.filter((field) => field !== 'i')]);
 const recordLength = movesRecordFields.length;
 
 /**
