@@ -57,7 +57,7 @@ function watched(db: Database): { db: Database; sent: SentBatch[] } {
     }
   };
   return {
-    db: { ...db, kind: db.kind, query, exec: (s) => db.exec(s), transaction: (fn) => db.transaction(fn) },
+    db: { ...db, query },
     sent,
   };
 }
