@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { httpLoadMessageSchema, parseHttpLoadArgs } from '../src/bench/http-load-protocol.js';
-import { cpuSecondsFromMetrics } from '../src/bench/ingest-cpu.js';
+import { cpuSecondsFromMetrics, ingestCountersFromMetrics } from '../src/bench/ingest-cpu.js';
+import { IngestMetrics } from '../src/metrics/ingest-metrics.js';
 
 /**
  * The ingest benchmark's plumbing that can go wrong without a benchmark noticing: the load
@@ -76,5 +77,26 @@ describe('the ingest CPU from /metrics', () => {
   it('is undefined when a counter is missing, so the bench falls back to /proc', () => {
     expect(cpuSecondsFromMetrics('vigia_gateway_records_stored_total{protocol="gt06"} 3')).toBeUndefined();
     expect(cpuSecondsFromMetrics('process_cpu_user_seconds_total 1')).toBeUndefined();
+  });
+});
+
+describe("the ingest's batch and kernel counters from /metrics", () => {
+  it('reads the batches and their records from the histogram the ingest renders, and its system CPU', async () => {
+    const metrics = new IngestMetrics();
+    try {
+      metrics.batchWritten(17, 0.004);
+      metrics.batchWritten(3, 0.002);
+      const counters = ingestCountersFromMetrics(await metrics.exposition());
+      // prom-client counts the process's CPU from its first scrape: a number, zero at first.
+      expect(counters).toEqual({ batches: 2, batchedRecords: 20, systemCpuS: expect.any(Number) });
+    } finally {
+      metrics.close();
+    }
+  });
+
+  it('is undefined for an exposition without them (the HTTP floor serves only its CPU)', () => {
+    expect(
+      ingestCountersFromMetrics('process_cpu_user_seconds_total 1\nprocess_cpu_system_seconds_total 2'),
+    ).toBeUndefined();
   });
 });

@@ -25,11 +25,12 @@ import { hashToken, sideBySideServiceEnv } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { z } from 'zod';
 import { benchOptions } from './bench-options.js';
 import { COPY_COLUMNS, copyLine, makeSamples } from './bench-samples.js';
 import { formatTable, recordsPerSecond, type ScenarioRow } from './bench-table.js';
 import { type HttpLoadArgsInput, httpLoadMessageSchema } from './http-load-protocol.js';
-import { type CpuReader, ingestCpuReader } from './ingest-cpu.js';
+import { type CpuReader, type IngestCounters, ingestCpuReader } from './ingest-cpu.js';
 import { type LoadOutcome, measureLoad } from './scenario-measure.js';
 import { GT06_LOAD, gt06Load, registerFleet, TELTONIKA_LOAD, teltonikaLoad, trackerFleet } from './tracker-load.js';
 
@@ -177,6 +178,58 @@ async function bareCopy(url: string, records: number, dayStartMs: number): Promi
   }
 }
 
+/**
+ * The HTTP floor's row: a bare Fastify (http-floor.js) in a process of its own takes a warm-up and
+ * then the scenario's requests (`loads(url)`: warm-up first, measured last), timed like the ingest.
+ */
+async function httpFloorRow(loads: (url: string) => HttpLoadArgsInput[], scenario: string): Promise<ScenarioRow> {
+  const child = spawn(process.execPath, [new URL('./http-floor.js', import.meta.url).pathname], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    let url = '';
+    for await (const line of createInterface({ input: child.stdout! })) {
+      url = z.object({ url: z.url() }).parse(JSON.parse(line)).url;
+      break;
+    }
+    if (!url) throw new Error('the HTTP floor exited before it listened');
+    const cpu = await ingestCpuReader(url, ADMIN_TOKEN, child.pid as number);
+    const [measured, ...warmUp] = loads(url).reverse();
+    if (!measured) throw new Error('no load for the HTTP floor');
+    for (const args of warmUp.reverse()) await measureLoad(cpu, httpLoad(args));
+    const measurement = await measureLoad(cpu, httpLoad(measured));
+    console.log(
+      `${scenario}: ${measurement.sent} requests answered in ${measurement.seconds.toFixed(2)} s; CPU ${measurement.totalCpuS.toFixed(2)} s`,
+    );
+    return { scenario, stored: measurement.sent, measurement };
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+}
+
+/** One record per request: the ingest's CPU per message against the bare HTTP floor of the same run. */
+function describeOverFloor(single: ScenarioRow, floor: ScenarioRow): string {
+  const perRecordUs = (row: ScenarioRow) => ((row.measurement.totalCpuS ?? 0) / Math.max(1, row.stored)) * 1e6;
+  const ingestUs = perRecordUs(single);
+  const floorUs = perRecordUs(floor);
+  return (
+    `one record per request: ${ingestUs.toFixed(0)} µs of ingest CPU per message, ${floorUs.toFixed(0)} µs of it the HTTP floor ` +
+    `(a bare Fastify answering the same requests, same run): the ingest's own work ${(ingestUs - floorUs).toFixed(0)} µs, ` +
+    `${(ingestUs / Math.max(1, floorUs)).toFixed(1)}× the floor`
+  );
+}
+
+/** The kernel's share of the ingest's CPU and the database batches, between two readings. */
+function describeCounters(before: IngestCounters, after: IngestCounters, totalCpuS: number): string {
+  const batches = after.batches - before.batches;
+  const records = after.batchedRecords - before.batchedRecords;
+  const systemS = after.systemCpuS - before.systemCpuS;
+  const perBatch = batches > 0 ? (records / batches).toFixed(1) : '–';
+  const share = totalCpuS > 0 ? `${((100 * systemS) / totalCpuS).toFixed(0)} %` : '–';
+  return `${batches} database batches, ${perBatch} records each; system (kernel) CPU ${systemS.toFixed(2)} s, ${share} of the ingest's`;
+}
+
 const describeLoad = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -192,6 +245,7 @@ async function main() {
   await db.connect();
   const rows: ScenarioRow[] = [];
   let copyRate: number | undefined;
+  let floor: ScenarioRow | undefined;
   try {
     const { scenarios } = options;
     const teltonika = trackerFleet('teltonika', options.teltonikaDevices);
@@ -209,15 +263,18 @@ async function main() {
     const firstDayMs = Math.floor((Date.now() - 30 * DAY_MS) / DAY_MS) * DAY_MS;
     let day = 0;
     const run = async (scenario: string, load: (begin: () => Promise<void>) => Promise<LoadOutcome>, dayMs: number) => {
+      const before = await cpu.counters();
       const measurement = await measureLoad(cpu, load);
+      const after = await cpu.counters();
       const row = { scenario, stored: await storedInDay(db, dayMs), measurement };
       rows.push(row);
       console.log(
         `${scenario}: ${row.stored} of ${measurement.sent} records stored in ${measurement.seconds.toFixed(2)} s, ${Math.round(recordsPerSecond(row))} records/s; ingest CPU ${measurement.totalCpuS.toFixed(2)} s (${measurement.tailS.toFixed(1)} s of rule backlog after the last answer)`,
       );
+      if (before && after) console.log(`  ${describeCounters(before, after, measurement.totalCpuS)}`);
     };
-    const http = (batchSize: number, records: number, dayMs: number): HttpLoadArgsInput => ({
-      url: ingest.url,
+    const http = (batchSize: number, records: number, dayMs: number, url = ingest.url): HttpLoadArgsInput => ({
+      url,
       records,
       batchSize,
       devices: DEVICES,
@@ -247,6 +304,11 @@ async function main() {
         httpLoad(http(1, options.singleRecords, dayMs)),
         dayMs,
       );
+      floor = await httpFloorRow(
+        (url) => [http(1, DEVICES * 10, firstDayMs - DAY_MS, url), http(1, options.singleRecords, dayMs, url)],
+        `bare Fastify, the same requests (the HTTP floor)`,
+      );
+      rows.push(floor);
     }
     if (scenarios.has('http1000')) {
       const dayMs = firstDayMs + ++day * DAY_MS;
@@ -288,6 +350,8 @@ async function main() {
     console.log(`\nviolations stored by the rules during the run: ${violations[0]?.n ?? 0}`);
     console.log(`ingest CPU source: ${cpu.source}; load average at the end ${describeLoad()}\n`);
     console.log(formatTable(rows, copyRate));
+    const single = rows.find((r) => r.scenario.startsWith('HTTP, 1 record/request'));
+    if (single && floor) console.log(`\n${describeOverFloor(single, floor)}`);
     console.log(
       '\nµs/record: ingest CPU from the start of the load until the process is quiet again (rules included), per stored record;' +
         '\nbusy: ingest CPU over wall time of the load window; p50/p99: per request (HTTP), per packet or window round trip (TCP).',
