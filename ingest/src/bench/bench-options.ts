@@ -9,6 +9,8 @@
  * - BENCH_CONCURRENCY: HTTP connections (default 32).
  * - BENCH_TELTONIKA_DEVICES, BENCH_GT06_DEVICES: devices connected at once on each TCP path
  *   (default 1 000 × BENCH_SCALE).
+ * - BENCH_INGEST_NODE_FLAGS: space-separated Node/V8 flags for the ingest process (e.g.
+ *   `--max-semi-space-size=32`), to compare its settings in the same conditions; default none.
  * - BENCH_CPU_PROF_DIR: when set, the ingest runs with `node --cpu-prof` and writes its CPU
  *   profile (`*.cpuprofile`, for Chrome DevTools or `speedscope`) there when the bench stops it.
  */
@@ -39,6 +41,11 @@ const envSchema = z.object({
   BENCH_TELTONIKA_DEVICES: z.coerce.number().int().positive().optional(),
   BENCH_GT06_DEVICES: z.coerce.number().int().positive().optional(),
   BENCH_CPU_PROF_DIR: z.string().min(1).optional(),
+  BENCH_INGEST_NODE_FLAGS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(/\s+/).filter((f) => f.length > 0))
+    .pipe(z.array(z.string().regex(/^--[a-z0-9-]+(=[^\s]+)?$/, 'a Node flag: --name or --name=value'))),
 });
 
 export interface BenchOptions {
@@ -53,6 +60,8 @@ export interface BenchOptions {
   gt06Devices: number;
   /** Where the ingest writes its CPU profile (`--cpu-prof`); none = not profiled. */
   cpuProfileDir: string | undefined;
+  /** Node/V8 flags the ingest process starts with. */
+  ingestNodeFlags: string[];
 }
 
 export function benchOptions(env: NodeJS.ProcessEnv): BenchOptions {
@@ -70,5 +79,6 @@ export function benchOptions(env: NodeJS.ProcessEnv): BenchOptions {
     teltonikaDevices: e.BENCH_TELTONIKA_DEVICES ?? Math.max(10, Math.round(1000 * e.BENCH_SCALE)),
     gt06Devices: e.BENCH_GT06_DEVICES ?? Math.max(10, Math.round(1000 * e.BENCH_SCALE)),
     cpuProfileDir: e.BENCH_CPU_PROF_DIR,
+    ingestNodeFlags: e.BENCH_INGEST_NODE_FLAGS,
   };
 }

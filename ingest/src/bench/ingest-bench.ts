@@ -51,20 +51,24 @@ interface RunningIngest {
 async function startIngest(databaseUrl: string): Promise<RunningIngest> {
   // The profile is written when the process exits on the SIGTERM at the end of the run.
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, new URL('../main.js', import.meta.url).pathname], {
-    // info logs (sideBySideServiceEnv's): the start-up lines carry the gateway ports.
-    env: sideBySideServiceEnv({
-      DATABASE_URL: databaseUrl,
-      ADMIN_TOKEN,
-      INGEST_MAX_PENDING_RECORDS: '1000000',
-      // The bench measures capacity: a request shed with 503 would be records lost, not a cost.
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-      ...(process.env.INGEST_BATCH_MAX_WAIT_MS
-        ? { INGEST_BATCH_MAX_WAIT_MS: process.env.INGEST_BATCH_MAX_WAIT_MS }
-        : {}),
-    }),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...options.ingestNodeFlags, ...profile, new URL('../main.js', import.meta.url).pathname],
+    {
+      // info logs (sideBySideServiceEnv's): the start-up lines carry the gateway ports.
+      env: sideBySideServiceEnv({
+        DATABASE_URL: databaseUrl,
+        ADMIN_TOKEN,
+        INGEST_MAX_PENDING_RECORDS: '1000000',
+        // The bench measures capacity: a request shed with 503 would be records lost, not a cost.
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        ...(process.env.INGEST_BATCH_MAX_WAIT_MS
+          ? { INGEST_BATCH_MAX_WAIT_MS: process.env.INGEST_BATCH_MAX_WAIT_MS }
+          : {}),
+      }),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const running = { child, url: '', teltonikaPort: 0, gt06Port: 0 };
   for await (const line of createInterface({ input: child.stdout! })) {
     const entry = JSON.parse(line) as { msg?: string; url?: string; port?: number };
