@@ -1,4 +1,11 @@
-import { BoundedCache, hashToken, type Principal, type Role, type TokenResolver, tokensEqual } from '@vigia/core';
+import {
+  BoundedCache,
+  type Principal,
+  type Role,
+  secretTokenMatcher,
+  type TokenResolver,
+  tokenDigest,
+} from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { DeviceDirectory } from './device-directory.js';
 
@@ -27,9 +34,11 @@ export function createTokenResolver(opts: {
   const users = new BoundedCache<string, Principal | undefined>(opts.maxEntries ?? 10_000, opts.ttlMs);
   // A lookup that started before `forgetUsers` may read the row as it was: it must not refill the cache.
   let generation = 0;
+  const isAdmin = secretTokenMatcher(opts.adminToken);
   const resolve: TokenResolver = async (token, resolveOpts) => {
-    if (tokensEqual(token, opts.adminToken)) return { kind: 'admin' };
-    const hash = hashToken(token);
+    const digest = tokenDigest(token);
+    if (isAdmin(digest)) return { kind: 'admin' };
+    const hash = digest.toString('hex');
     const device = await opts.devices.byTokenHash(hash);
     if (device) {
       return { kind: 'device', deviceId: device.deviceId, identifier: device.identifier, vehicleId: device.vehicleId };
