@@ -2,7 +2,7 @@ import type { FleetUpdate } from '@vigia/core';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetDeltaRow } from '../src/live/fleet-delta.js';
-import type { ViewportAck } from '../src/live/live-protocol.js';
+import { movesRecordBytes, movesRecordFields, type ViewportAck } from '../src/live/live-protocol.js';
 import { fleetUpdate } from './fleet-support.js';
 import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
 
@@ -184,6 +184,49 @@ describe('/live viewport subscription', () => {
     await waitFor('the operator to see its vehicle in Belém', () => scoped.state.get('v-a')?.lat === far.lat);
     const seen = [...scoped.state.values()].map((vehicle) => vehicle.operatorId);
     expect(new Set(seen)).toEqual(new Set([operatorA]));
+  });
+
+  it('sends a packed client the vehicles that only moved as a binary attachment of little-endian float64 records', async () => {
+    const socket = io(`${sys.url}/live`, {
+      auth: { token: sys.adminToken },
+      transports: ['websocket'],
+      reconnection: false,
+    });
+    sockets.push(socket);
+    const received: { base: number; rows: FleetDeltaRow[]; moves?: unknown }[] = [];
+    socket.on('fleet-delta', (delta: (typeof received)[number]) => received.push(delta));
+    await new Promise<void>((resolve, reject) => {
+      socket.on('connect', () => resolve());
+      socket.on('connect_error', reject);
+    });
+    const ack = (await socket.timeout(5000).emitWithAck('viewport', { ...view, packed: true })) as ViewportAck;
+    expect(ack.ok).toBe(true);
+
+    await publish(update('v-packed', operatorA, inside));
+    const first = await waitFor('the first row, with its index', () =>
+      received.flatMap((d) => d.rows).find((row) => row.id === 'v-packed'),
+    );
+    expect(first).toMatchObject({ id: 'v-packed', i: expect.any(Number), plate: 'P-v-packed', ...inside });
+
+    // It only moves (same meter, passengers, door): a record in the attachment, no row.
+    const moved = { lat: inside.lat + 0.002, lon: inside.lon - 0.001 };
+    const movedAt = clock + 1000;
+    await publish(update('v-packed', operatorA, moved, 37));
+    const delta = await waitFor('a push with moves', () => received.find((d) => d.moves !== undefined));
+    expect(delta.rows.some((row) => row.id === 'v-packed')).toBe(false);
+    // Socket.IO carries it as binary, not as JSON numbers: a Buffer in Node's client.
+    expect(Buffer.isBuffer(delta.moves)).toBe(true);
+    const bytes = delta.moves as Buffer;
+    expect(bytes.byteLength).toBe(movesRecordBytes);
+    const field = (name: (typeof movesRecordFields)[number]) => bytes.readDoubleLE(movesRecordFields.indexOf(name) * 8);
+    expect(field('i')).toBe(first.i);
+    expect(delta.base + field('t')).toBe(movedAt);
+    expect([field('lat'), field('lon'), field('speedKmh'), field('headingDeg')]).toEqual([
+      moved.lat,
+      moved.lon,
+      37,
+      90,
+    ]);
   });
 
   it('refuses a malformed viewport with a code, keeps the socket and what it followed', async () => {

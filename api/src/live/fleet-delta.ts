@@ -1,5 +1,8 @@
+import { endianness } from 'node:os';
 import type { FleetUpdate } from '@vigia/core';
 import { type FleetDeltaField, fleetDeltaFields, movesRecordFields } from './live-protocol.js';
+
+const bigEndian = endianness() === 'BE';
 
 /**
  * One vehicle in a `fleet-delta` push: its id, its sample's time, and the fields that changed;
@@ -80,7 +83,10 @@ export class FleetDeltaEncoder {
       records[o + 4] = update.speedKmh ?? Number.NaN;
       records[o + 5] = update.headingDeg ?? Number.NaN;
     });
-    return { base, rows, moves: Buffer.from(records.buffer, records.byteOffset, records.byteLength) };
+    const moves = Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+    // The contract says little-endian (api/API.md); a typed array has the platform's order.
+    if (bigEndian) moves.swap64();
+    return { base, rows, moves };
   }
 
   private indexFor(vehicleId: string): number {
