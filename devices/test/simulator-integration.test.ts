@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -137,6 +140,91 @@ describe('the simulator against the real system', () => {
       const problems = lines.filter((l) => l.level >= 40 && l.code !== 'OVERLOADED');
       expect(problems, JSON.stringify(problems)).toEqual([]);
       expect(lines.some((l) => l.msg === 'simulated fleet registered')).toBe(true);
+    }
+  });
+});
+
+/**
+ * The registration's retry after a lost answer: the API created the vehicles but the answer never
+ * reached the simulator (a timeout or a reset connection on a loaded machine). The retry finds them
+ * existing (409) and must take them as its own, not fail with ALREADY_EXISTS as it once did.
+ */
+describe('the simulator when the answer to a create is lost', () => {
+  let sys: RunningSystem;
+  let dataDir: string;
+  let proxy: Server;
+  let proxyUrl: string;
+  const lost: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
+    await seedPgliteDataDir(dataDir);
+    sys = await startSystem({
+      ...ephemeralPorts(),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO: 'off',
+      LOG_LEVEL: 'silent',
+    });
+    const upstream = new URL(sys.url);
+    // Forwards every request; the first POST /v1/vehicles is carried out by the API, and then its
+    // client's connection is cut before the answer is passed on.
+    proxy = createServer((req, res) => {
+      const loseAnswer = req.method === 'POST' && req.url === '/v1/vehicles' && lost.length === 0;
+      if (loseAnswer) lost.push(`${req.method} ${req.url}`);
+      const forward = request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          if (loseAnswer) {
+            answer.resume();
+            answer.on('end', () => req.socket.destroy());
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    proxy?.close();
+    await sys?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('retries, takes the vehicles it had created as its own and streams them', async () => {
+    const ids = buildRoster(FLEET, Date.now()).entries.map((e) => e.vehicle.id);
+    const { log, lines } = capturingLogger();
+    const t0 = Date.now();
+    const sim = await startSimulator({
+      apiUrl: proxyUrl,
+      adminToken: sys.adminToken,
+      vehicles: FLEET,
+      intervalMs: 250,
+      seed: 13,
+      logger: log,
+    });
+    try {
+      expect(lost).toEqual(['POST /v1/vehicles']);
+      const retried = lines.filter((l) => l.msg.startsWith('registration failed, retrying'));
+      expect(retried.length).toBeGreaterThanOrEqual(1);
+      expect(lines.some((l) => l.msg === 'simulated fleet registered')).toBe(true);
+      await waitForLive(sys, ids, t0);
+      const registered = (await liveVehicles(sys)).filter((v) => v.id.startsWith('sim-veh-'));
+      expect(registered.map((v) => v.id).sort()).toEqual([...ids].sort());
+      // Nothing failed beyond the one lost answer it retried (and overload, which clients retry).
+      const problems = lines.filter(
+        (l) => l.level >= 40 && l.code !== 'OVERLOADED' && !l.msg.startsWith('registration failed, retrying'),
+      );
+      expect(problems, JSON.stringify(problems)).toEqual([]);
+    } finally {
+      await sim.stop();
     }
   });
 });
