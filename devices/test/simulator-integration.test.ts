@@ -72,26 +72,35 @@ async function waitForLive(sys: RunningSystem, ids: readonly string[], since: nu
   }
 }
 
+/** The embedded system (PGlite in a fresh data directory), without its own demo fleet. */
+async function startEmbeddedSystem(): Promise<{ sys: RunningSystem; stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
+  await seedPgliteDataDir(dataDir);
+  const sys = await startSystem({
+    ...ephemeralPorts(),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DEMO: 'off',
+    LOG_LEVEL: 'silent',
+  });
+  return {
+    sys,
+    async stop() {
+      await sys.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('the simulator against the real system', () => {
   let sys: RunningSystem;
-  let dataDir: string;
+  let stop: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
-    await seedPgliteDataDir(dataDir);
-    sys = await startSystem({
-      ...ephemeralPorts(),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DEMO: 'off',
-      LOG_LEVEL: 'silent',
-    });
+    ({ sys, stop } = await startEmbeddedSystem());
   });
 
-  afterAll(async () => {
-    await sys?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stop());
 
   it('registers the fleet, streams every vehicle live, and re-uses the registry after a restart', async () => {
     const ids = buildRoster(FLEET, Date.now()).entries.map((e) => e.vehicle.id);
@@ -151,21 +160,13 @@ describe('the simulator against the real system', () => {
  */
 describe('the simulator when the answer to a create is lost', () => {
   let sys: RunningSystem;
-  let dataDir: string;
+  let stop: () => Promise<void> = async () => {};
   let proxy: Server;
   let proxyUrl: string;
   const lost: string[] = [];
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'vigia-devices-'));
-    await seedPgliteDataDir(dataDir);
-    sys = await startSystem({
-      ...ephemeralPorts(),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DEMO: 'off',
-      LOG_LEVEL: 'silent',
-    });
+    ({ sys, stop } = await startEmbeddedSystem());
     const upstream = new URL(sys.url);
     // Forwards every request; the first POST /v1/vehicles is carried out by the API, and then its
     // client's connection is cut before the answer is passed on.
@@ -194,8 +195,7 @@ describe('the simulator when the answer to a create is lost', () => {
 
   afterAll(async () => {
     proxy?.close();
-    await sys?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await stop();
   });
 
   it('retries, takes the vehicles it had created as its own and streams them', async () => {
