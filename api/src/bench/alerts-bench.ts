@@ -19,12 +19,18 @@ import { createInterface } from 'node:readline';
 import { sideBySideServiceEnv } from '@vigia/core';
 import { openPostgres } from '@vigia/db';
 import { createScratchDatabase } from '@vigia/db/testing';
+import { z } from 'zod';
 import { AlertReceiver } from './alert-receiver.js';
 import { type FleetTaxi, overCapacity, registerFleet } from './over-capacity-fleet.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const RATE = Number(process.env.BENCH_ALERT_RATE ?? 20);
-const SECONDS = Number(process.env.BENCH_ALERT_SECONDS ?? 30);
+// The knobs, checked: a typo fails here instead of running with NaN.
+const { BENCH_ALERT_RATE: RATE, BENCH_ALERT_SECONDS: SECONDS } = z
+  .object({
+    BENCH_ALERT_RATE: z.coerce.number().positive().default(20),
+    BENCH_ALERT_SECONDS: z.coerce.number().positive().default(30),
+  })
+  .parse(process.env);
 /**
  * BENCH_ALERT_MODE=services: ingest and API as two processes (then the CPU figure is the alert
  * worker's API process alone); they share registry changes over Redis, so give REDIS_URL.

@@ -22,19 +22,32 @@ import { type Database, migrate, openPostgres } from '@vigia/db';
 import { TEST_PG_ADMIN_URL } from '@vigia/db/testing';
 import { addDays, localDateTime, ruleIdsByPack } from '@vigia/rules';
 import pino from 'pino';
+import { z } from 'zod';
 import { localMidnight } from '../analytics/analytics-period.js';
 import { AnalyticsStore } from '../analytics/analytics-store.js';
 import { heatCells, heatGridStepDeg } from '../analytics/heat-cells.js';
 
-const DB_NAME = process.env.BENCH_ANALYTICS_DB ?? 'vigia_bench_analytics';
-const VEHICLES = Number(process.env.BENCH_ANALYTICS_VEHICLES ?? 2_000);
-const DAYS = Number(process.env.BENCH_ANALYTICS_DAYS ?? 365);
-const RUNS = Number(process.env.BENCH_ANALYTICS_RUNS ?? 10);
+// The knobs, checked: a typo fails here instead of running with NaN.
+const {
+  BENCH_ANALYTICS_DB: DB_NAME,
+  BENCH_ANALYTICS_VEHICLES: VEHICLES,
+  BENCH_ANALYTICS_DAYS: DAYS,
+  BENCH_ANALYTICS_RUNS: RUNS,
+} = z
+  .object({
+    // Interpolated into CREATE DATABASE: an identifier, nothing else.
+    BENCH_ANALYTICS_DB: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/)
+      .default('vigia_bench_analytics'),
+    BENCH_ANALYTICS_VEHICLES: z.coerce.number().int().positive().default(2_000),
+    BENCH_ANALYTICS_DAYS: z.coerce.number().int().positive().default(365),
+    BENCH_ANALYTICS_RUNS: z.coerce.number().int().positive().default(10),
+  })
+  .parse(process.env);
 /** Time the queries on the data an earlier run generated (the generation takes minutes). */
 const REUSE = process.env.BENCH_ANALYTICS_REUSE === '1';
 const TZ = 'America/Sao_Paulo';
-
-if (!/^[a-z_][a-z0-9_]*$/.test(DB_NAME)) throw new Error(`BENCH_ANALYTICS_DB must be a plain identifier: ${DB_NAME}`);
 
 const log = pino({ level: 'warn' });
 

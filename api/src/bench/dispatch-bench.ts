@@ -28,17 +28,30 @@ import { createScratchDatabase } from '@vigia/db/testing';
 import { haversineM } from '@vigia/rules';
 import { parse } from 'csv-parse/sync';
 import pino from 'pino';
+import { z } from 'zod';
 import { CandidateRanker } from '../dispatch/candidate-ranking.js';
 import { HistoryTravelTimes } from '../dispatch/history-travel-times.js';
 import { LiveFleetIndex } from '../dispatch/live-fleet-index.js';
 import { StraightLineTravelTimes } from '../dispatch/straight-line-travel-times.js';
 
-const TAXIS = Number(process.env.BENCH_DISPATCH_TAXIS ?? 20_000);
-const PICKUPS = Number(process.env.BENCH_DISPATCH_PICKUPS ?? 2_000);
-const RATE = Number(process.env.BENCH_DISPATCH_RATE ?? 50);
-const REPORT_S = Number(process.env.BENCH_DISPATCH_REPORT_S ?? 5);
-const TRIP_COPIES = Number(process.env.BENCH_DISPATCH_TRIP_COPIES ?? 8);
-const TRACES = process.env.BENCH_DISPATCH_TRACES ?? '/work/shared/data/porto_taxi/train.1k.csv';
+// The knobs, checked: a typo fails here instead of running with NaN.
+const {
+  BENCH_DISPATCH_TAXIS: TAXIS,
+  BENCH_DISPATCH_PICKUPS: PICKUPS,
+  BENCH_DISPATCH_RATE: RATE,
+  BENCH_DISPATCH_REPORT_S: REPORT_S,
+  BENCH_DISPATCH_TRIP_COPIES: TRIP_COPIES,
+  BENCH_DISPATCH_TRACES: TRACES,
+} = z
+  .object({
+    BENCH_DISPATCH_TAXIS: z.coerce.number().int().positive().default(20_000),
+    BENCH_DISPATCH_PICKUPS: z.coerce.number().int().positive().default(2_000),
+    BENCH_DISPATCH_RATE: z.coerce.number().positive().default(50),
+    BENCH_DISPATCH_REPORT_S: z.coerce.number().positive().default(5),
+    BENCH_DISPATCH_TRIP_COPIES: z.coerce.number().int().positive().default(8),
+    BENCH_DISPATCH_TRACES: z.string().min(1).default('/work/shared/data/porto_taxi/train.1k.csv'),
+  })
+  .parse(process.env);
 /** The defaults of core/src/config.ts. */
 const CANDIDATES = 20;
 const SEARCH_RADIUS_M = 10_000;

@@ -30,14 +30,30 @@ import { type FleetUpdate, seededRandom } from '@vigia/core';
 import { createScratchDatabase } from '@vigia/db/testing';
 import { chromium, type Page } from 'playwright-core';
 import { io } from 'socket.io-client';
+import { z } from 'zod';
 import { startSystem } from '../system.js';
 import { quantile, type UpdateCost, updateCosts } from './main-thread-trace.js';
 
-const VEHICLES = Number(process.env.BENCH_MAP_VEHICLES ?? 20_000);
-const REPORT_S = Number(process.env.BENCH_MAP_REPORT_S ?? 10);
-const SECONDS = Number(process.env.BENCH_MAP_SECONDS ?? 30);
-const VIEWS = (process.env.BENCH_MAP_VIEWS ?? 'sp-13,sp-11,all').split(',');
-const CHROMIUM = process.env.BENCH_MAP_CHROMIUM ?? '/usr/bin/chromium';
+// The knobs, checked: a typo fails here instead of running with NaN (the views against
+// VIEW_CAMERAS when the run reaches them).
+const {
+  BENCH_MAP_VEHICLES: VEHICLES,
+  BENCH_MAP_REPORT_S: REPORT_S,
+  BENCH_MAP_SECONDS: SECONDS,
+  BENCH_MAP_VIEWS: VIEWS,
+  BENCH_MAP_CHROMIUM: CHROMIUM,
+} = z
+  .object({
+    BENCH_MAP_VEHICLES: z.coerce.number().int().positive().default(20_000),
+    BENCH_MAP_REPORT_S: z.coerce.number().positive().default(10),
+    BENCH_MAP_SECONDS: z.coerce.number().positive().default(30),
+    BENCH_MAP_VIEWS: z
+      .string()
+      .default('sp-13,sp-11,all')
+      .transform((s) => s.split(',')),
+    BENCH_MAP_CHROMIUM: z.string().min(1).default('/usr/bin/chromium'),
+  })
+  .parse(process.env);
 /** The flags of dashboard/test/browser-support.ts: software WebGL, nothing leaving the machine. */
 const CHROMIUM_ARGS = [
   '--no-sandbox',

@@ -7,10 +7,16 @@
  * A script that prints figures, not a test.
  */
 import { seededRandom } from '@vigia/core';
+import { z } from 'zod';
 import { loadStreets } from '../places/street-data.js';
 
-const LOOKUPS = Number(process.env.BENCH_PLACES_LOOKUPS ?? 100_000);
-const MAX_M = Number(process.env.PLACES_STREET_MAX_M ?? 150);
+// The knobs, checked: a typo fails here instead of running with NaN.
+const { BENCH_PLACES_LOOKUPS: LOOKUPS, PLACES_STREET_MAX_M: MAX_M } = z
+  .object({
+    BENCH_PLACES_LOOKUPS: z.coerce.number().int().positive().default(100_000),
+    PLACES_STREET_MAX_M: z.coerce.number().positive().default(150),
+  })
+  .parse(process.env);
 const BATCH = 1_000;
 
 /** The extracts' boxes (dashboard/public/basemap/SOURCES.md), `[minLon, minLat, maxLon, maxLat]`. */
