@@ -11,8 +11,8 @@ import { pricePenalty } from '../penalties/price.js';
 import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../penalties/recidivism.js';
 import type { VehicleRecord } from '../registry/records.js';
 import type { RegistryView } from '../registry/registry-view.js';
-import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.js';
-import type { Confidence, Violation, ViolationEvent } from '../violations/violation.js';
+import { formatLocalIso, type LocalDate, localDateOf, localDateTime } from '../time/local-time.js';
+import type { Confidence, Penalty, Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
 import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
 import type { PackRuntime, StandQueueChange, VehicleRules, VehicleRulesState } from './pack-runtime.js';
@@ -147,6 +147,8 @@ function newFacts(
   };
 }
 
+/** Fines kept priced before the cache starts afresh (`RuleEngine.priced`). */
+const pricedLimit = 4096;
 const allPacks: readonly Pack[] = ['sp-fretamento', 'df-taxi', 'belem-taxi'];
 /** The default hint, shared: a fresh `{}` per sample was garbage on the hottest path. */
 const noHint: IngestHint = Object.freeze({});
@@ -166,6 +168,14 @@ export class RuleEngine {
   private readonly vehicles = new Map<string, VehicleRuntime>();
   /** Revisions of final cross-vehicle (stand) events, which late data may still revise. */
   private readonly finalRevisions = new Map<string, { revision: number; endedMs: number }>();
+  /**
+   * Fines already priced, by pack, rule, variant, units factor and local date: an event that grows
+   * is restated every `updateIntervalS` with the same fine, and pricing it (the spec, the unit's
+   * value in force that day, the spread into a new object) was a fortieth of the engine's time.
+   * Frozen and shared between violations; emptied with a new registry (its unit values) and
+   * when it grows past `pricedLimit` (one entry per rule, variant and day is a few hundred a day).
+   */
+  private readonly priced = new Map<string, Penalty>();
   /** The latest sample time judged (event time). */
   private latestMs = Number.NEGATIVE_INFINITY;
   private readonly counters: EngineStats = {
@@ -195,6 +205,7 @@ export class RuleEngine {
   /** Swap in a new registry snapshot (after a registry change); vehicle state is kept. */
   setRegistry(registry: RegistryView): void {
     this.registry = registry;
+    this.priced.clear();
     this.buildCalendars();
   }
 
@@ -649,6 +660,21 @@ export class RuleEngine {
     for (const [k, r] of this.finalRevisions) if (r.endedMs < horizonMs) this.finalRevisions.delete(k);
   }
 
+  /** `pricePenalty` of the finding's fine on its local date, priced once per pack, rule, variant, factor and date. */
+  private price(runtime: PackRuntime, f: Finding, date: LocalDate): Penalty {
+    const unitsFactor = f.unitsFactor ?? 1;
+    // NUL-separated; a null variant is spelled apart from any string a rule could name.
+    const key = `${runtime.pack}\0${f.ruleId}\0${f.variant === null ? '\u0001' : f.variant}\0${unitsFactor}\0${date}`;
+    const known = this.priced.get(key);
+    if (known !== undefined) return known;
+    const penalty = Object.freeze(
+      pricePenalty(runtime.penalty(f.ruleId, f.variant), unitsFactor, this.registry, runtime.pack, date),
+    );
+    if (this.priced.size >= pricedLimit) this.priced.clear();
+    this.priced.set(key, penalty);
+    return penalty;
+  }
+
   private build(
     runtime: PackRuntime,
     f: Finding,
@@ -697,13 +723,7 @@ export class RuleEngine {
         scope: f.trip ? 'whole-trip' : 'around-event',
         tripId: f.trip?.id ?? null,
       },
-      penalty: pricePenalty(
-        runtime.penalty(f.ruleId, f.variant),
-        f.unitsFactor ?? 1,
-        this.registry,
-        runtime.pack,
-        localDateOf(f.startedAt, tz),
-      ),
+      penalty: this.price(runtime, f, localDateOf(f.startedAt, tz)),
       phase,
       revision,
     };
