@@ -14,7 +14,13 @@ import type { RegistryView } from '../registry/registry-view.js';
 import { formatLocalIso, type LocalDate, localDateOf, localDateTime } from '../time/local-time.js';
 import type { Confidence, Penalty, Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
-import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
+import {
+  emptyReading,
+  initialOccupancyState,
+  type OccupancyReading,
+  type OccupancyState,
+  readOccupancyInto,
+} from './occupancy.js';
 import type { PackRuntime, StandQueueChange, VehicleRules, VehicleRulesState } from './pack-runtime.js';
 import type { CloseInfo, Finding } from './rule.js';
 import type { SampleFacts, Writable } from './sample-facts.js';
@@ -135,7 +141,8 @@ function newFacts(
     speedDerived: false,
     moving: false,
     movingBefore: false,
-    occupancy: readOccupancy(initialOccupancyState, sample, 0, true, 0).reading,
+    // The pack's own reading, filled in place for each sample (`readOccupancyInto`) like the facts.
+    occupancy: { ...emptyReading },
     local: localDateTime(0, runtime.timeZone),
     vehicle: null,
     operator: null,
@@ -488,19 +495,19 @@ export class RuleEngine {
     const calendar = this.calendars.get(runtime.pack);
     if (!calendar) throw new Error(`No calendar for ${runtime.pack}`);
     const operatorId = record?.operatorId ?? null;
-    const occupancy = readOccupancy(
-      v.occupancy ?? initialOccupancyState,
-      sample,
-      ms,
-      prev === null,
-      general.occupancySettleS,
-    );
-    v.occupancy = occupancy.state;
     let facts = this.factsByPack.get(runtime.pack);
     if (!facts) {
       facts = newFacts(runtime, sample, calendar, this.registry);
       this.factsByPack.set(runtime.pack, facts);
     }
+    v.occupancy = readOccupancyInto(
+      v.occupancy ?? initialOccupancyState,
+      sample,
+      ms,
+      prev === null,
+      general.occupancySettleS,
+      facts.occupancy as Writable<OccupancyReading>,
+    );
     facts.sample = sample;
     facts.ms = ms;
     facts.prev = prev;
@@ -512,7 +519,6 @@ export class RuleEngine {
     facts.speedDerived = speedDerived;
     facts.moving = speedKmh !== null && speedKmh > general.movingSpeedKmh;
     facts.movingBefore = prev !== null && v.prevMoving;
-    facts.occupancy = occupancy.reading;
     facts.local = localDateTime(ms, runtime.timeZone);
     facts.vehicle = record;
     facts.operator = operatorId === null ? null : this.registry.operator(operatorId, ms);
