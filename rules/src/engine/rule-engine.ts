@@ -642,6 +642,15 @@ export class RuleEngine {
     if (f.phase === 'final') {
       v?.open.delete(key);
       if (f.vehicleId !== undefined) this.rememberFinal(key, revision, f.endedAt, runtime);
+    } else if (open) {
+      // The engine's own record of the event, updated where it is rather than replaced.
+      open.revision = revision;
+      open.confidence = f.confidence;
+      open.variant = f.variant;
+      open.latest = f;
+      open.emittedEndMs = f.endedAt;
+      open.provisional = null;
+      open.reopened = false;
     } else {
       v?.open.set(key, {
         revision,
