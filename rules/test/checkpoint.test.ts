@@ -24,7 +24,11 @@ const engine = (): RuleEngine =>
   createRuleEngine({
     registry: createInMemoryRegistry({
       operators: baseOperators,
-      vehicles: ['t-1', 'A', 'B', 'C'].map((id) => taxi(id, 'df-taxi')),
+      vehicles: [
+        ...['t-1', 'A', 'B', 'C'].map((id) => taxi(id, 'df-taxi')),
+        // Past the 12 years of DF Art. 25 in 2026: a registry breach open while it drives.
+        taxi('O', 'df-taxi', { manufactureYear: 2008 }),
+      ],
       zones: [
         {
           id: 'SBBR',
@@ -89,6 +93,21 @@ function queueJump(): Telemetry[] {
   return all.sort((a, b) => a.ts.getTime() - b.ts.getTime());
 }
 
+/**
+ * A taxi too old to operate drives, waits (not operating: the breach's last operating sample stays
+ * put) and drives again; the registry-state rule keeps the breach open throughout (DF_VEHICLE_TOO_OLD).
+ */
+function tooOldDrive(): Telemetry[] {
+  const t = new Trace({
+    at: at(SAO_PAULO, '2026-03-04', '10:00:00'),
+    lat: ESPLANADA.lat,
+    lon: ESPLANADA.lon,
+    fields: { vehicleId: 'O', meterState: 'free', passengers: 0 },
+  });
+  t.emit({ speedKmh: 0 }).drive(120, 30).stay(60).drive(120, 30);
+  return t.samples;
+}
+
 /** Feeds the samples, moving to a fresh engine through a checkpoint before sample `cut`. */
 function runWithRestart(samples: readonly Telemetry[], cut: number | null): ViolationEvent[] {
   let current = engine();
@@ -110,6 +129,7 @@ describe('rule engine checkpoint and restore', () => {
   it.each([
     ['a Bandeira II stretch in progress', bandeira2Trip, 'DF_BANDEIRA2_MISUSE'],
     ['a stand queue across taxis', queueJump, 'DF_STAND_QUEUE_JUMP'],
+    ['an open registry breach', tooOldDrive, 'DF_VEHICLE_TOO_OLD'],
   ] as const)('continues %s exactly, wherever the checkpoint falls', (_name, scenario, ruleId) => {
     const samples = scenario();
     const uninterrupted = runWithRestart(samples, null);
@@ -119,6 +139,38 @@ describe('rule engine checkpoint and restore', () => {
     for (let cut = 1; cut < samples.length; cut += step) {
       expect(JSON.stringify(runWithRestart(samples, cut)), `checkpoint before sample ${cut}`).toBe(expected);
     }
+  });
+
+  it('writes an open registry breach as it always has: its last operating sample inside the breach', () => {
+    // The rule keeps that instant beside the breach while it runs (rules/README.md, Benchmark);
+    // the checkpoint folds it back in, so checkpoints written before and after read alike.
+    const samples = tooOldDrive();
+    const current = engine();
+    let lastOperating = 0;
+    for (const s of samples) {
+      current.ingest(s);
+      if ((s.speedKmh ?? 0) > 0) lastOperating = s.ts.getTime();
+    }
+    // The trace ends driving; cut it at the wait so the last sample is not an operating one.
+    const waitEnd = samples.findIndex((s, i) => i > 0 && s.speedKmh === 0 && (samples[i + 1]?.speedKmh ?? 0) > 0);
+    const partial = engine();
+    let lastBeforeWait = 0;
+    for (const s of samples.slice(0, waitEnd + 1)) {
+      partial.ingest(s);
+      if ((s.speedKmh ?? 0) > 0) lastBeforeWait = s.ts.getTime();
+    }
+    for (const [e, last] of [
+      [current, lastOperating],
+      [partial, lastBeforeWait],
+    ] as const) {
+      const vehicle = e.exportState().vehicles.find((v) => v.vehicleId === 'O');
+      const slot = vehicle?.rules.slots.find((x) => x.ruleId === 'DF_VEHICLE_TOO_OLD');
+      const state = slot?.state as { open: { lastMs: number; startMs: number } | null };
+      expect(Object.keys(state)).toEqual(['open', 'inputs', 'breach']);
+      expect(state.open?.lastMs).toBe(last);
+      expect(state.open?.startMs).toBe(samples[1]?.ts.getTime());
+    }
+    expect(lastBeforeWait).toBeLessThan(samples[waitEnd]?.ts.getTime() ?? 0);
   });
 
   it('restores an engine that has judged nothing yet (a partition without vehicles)', () => {

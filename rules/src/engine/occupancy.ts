@@ -93,6 +93,36 @@ export function readOccupancy(
   gapBefore: boolean,
   settleS: number,
 ): { state: OccupancyState; reading: OccupancyReading } {
+  const reading = { ...emptyReading };
+  const state = readOccupancyInto(previous, sample, ms, gapBefore, settleS, reading);
+  return { state, reading };
+}
+
+/** A reading to fill (`readOccupancyInto`), with every field in the order the engine writes them. */
+export const emptyReading: OccupancyReading = Object.freeze({
+  passengers: null,
+  rawPassengers: null,
+  passengersAtLeast: null,
+  passengersAtMost: null,
+  rejected: false,
+  provisional: true,
+  boardings: 0,
+  boardingsNotDoorBacked: 0,
+});
+
+/**
+ * `readOccupancy` writing the reading into `out` and returning the state: the engine fills one
+ * reading per pack for every sample (it is part of the facts object, read during the rules' step
+ * and never kept), rather than a new reading and a pair to return it in.
+ */
+export function readOccupancyInto(
+  previous: OccupancyState,
+  sample: Telemetry,
+  ms: number,
+  gapBefore: boolean,
+  settleS: number,
+  out: { -readonly [K in keyof OccupancyReading]: OccupancyReading[K] },
+): OccupancyState {
   const settleMs = settleS * 1000;
   // After a gap the door may have opened unseen: the count starts afresh (provisional).
   const base = gapBefore ? initialOccupancyState : previous;
@@ -104,19 +134,15 @@ export function readOccupancy(
   const boardings = doorRecently ? counted : 0;
   const boardingsNotDoorBacked = counted - boardings;
   if (raw === null) {
-    return {
-      state,
-      reading: {
-        passengers: null,
-        rawPassengers: null,
-        passengersAtLeast: null,
-        passengersAtMost: null,
-        rejected: false,
-        provisional: !state.firm,
-        boardings,
-        boardingsNotDoorBacked,
-      },
-    };
+    out.passengers = null;
+    out.rawPassengers = null;
+    out.passengersAtLeast = null;
+    out.passengersAtMost = null;
+    out.rejected = false;
+    out.provisional = !state.firm;
+    out.boardings = boardings;
+    out.boardingsNotDoorBacked = boardingsNotDoorBacked;
+    return state;
   }
   if (state.count === null) state = accept(state, raw, ms, false);
   else if (raw === state.count) {
@@ -134,17 +160,13 @@ export function readOccupancy(
       state = { ...state, pendingCount: null, pendingSinceMs: 0 };
     }
   }
-  return {
-    state,
-    reading: {
-      passengers: state.count,
-      rawPassengers: raw,
-      passengersAtLeast: Math.min(state.count ?? raw, raw),
-      passengersAtMost: Math.max(state.count ?? raw, raw),
-      rejected: state.count !== raw,
-      provisional: !state.firm,
-      boardings,
-      boardingsNotDoorBacked,
-    },
-  };
+  out.passengers = state.count;
+  out.rawPassengers = raw;
+  out.passengersAtLeast = Math.min(state.count ?? raw, raw);
+  out.passengersAtMost = Math.max(state.count ?? raw, raw);
+  out.rejected = state.count !== raw;
+  out.provisional = !state.firm;
+  out.boardings = boardings;
+  out.boardingsNotDoorBacked = boardingsNotDoorBacked;
+  return state;
 }

@@ -11,10 +11,16 @@ import { pricePenalty } from '../penalties/price.js';
 import type { AssessedViolation, PriorViolation, RecidivismAssessment } from '../penalties/recidivism.js';
 import type { VehicleRecord } from '../registry/records.js';
 import type { RegistryView } from '../registry/registry-view.js';
-import { formatLocalIso, localDateOf, localDateTime } from '../time/local-time.js';
-import type { Confidence, Violation, ViolationEvent } from '../violations/violation.js';
+import { formatLocalIso, type LocalDate, localDateOf, localDateTime } from '../time/local-time.js';
+import type { Confidence, Penalty, Violation, ViolationEvent } from '../violations/violation.js';
 import { type DispatchRecordInput, dispatchRecordSchema } from './dispatch.js';
-import { initialOccupancyState, type OccupancyState, readOccupancy } from './occupancy.js';
+import {
+  emptyReading,
+  initialOccupancyState,
+  type OccupancyReading,
+  type OccupancyState,
+  readOccupancyInto,
+} from './occupancy.js';
 import type { PackRuntime, StandQueueChange, VehicleRules, VehicleRulesState } from './pack-runtime.js';
 import type { CloseInfo, Finding } from './rule.js';
 import type { SampleFacts, Writable } from './sample-facts.js';
@@ -135,7 +141,8 @@ function newFacts(
     speedDerived: false,
     moving: false,
     movingBefore: false,
-    occupancy: readOccupancy(initialOccupancyState, sample, 0, true, 0).reading,
+    // The pack's own reading, filled in place for each sample (`readOccupancyInto`) like the facts.
+    occupancy: { ...emptyReading },
     local: localDateTime(0, runtime.timeZone),
     vehicle: null,
     operator: null,
@@ -147,6 +154,8 @@ function newFacts(
   };
 }
 
+/** Fines kept priced before the cache starts afresh (`RuleEngine.priced`). */
+const pricedLimit = 4096;
 const allPacks: readonly Pack[] = ['sp-fretamento', 'df-taxi', 'belem-taxi'];
 /** The default hint, shared: a fresh `{}` per sample was garbage on the hottest path. */
 const noHint: IngestHint = Object.freeze({});
@@ -166,6 +175,14 @@ export class RuleEngine {
   private readonly vehicles = new Map<string, VehicleRuntime>();
   /** Revisions of final cross-vehicle (stand) events, which late data may still revise. */
   private readonly finalRevisions = new Map<string, { revision: number; endedMs: number }>();
+  /**
+   * Fines already priced, by pack, rule, variant, units factor and local date: an event that grows
+   * is restated every `updateIntervalS` with the same fine, and pricing it (the spec, the unit's
+   * value in force that day, the spread into a new object) was a fortieth of the engine's time.
+   * Frozen and shared between violations; emptied with a new registry (its unit values) and
+   * when it grows past `pricedLimit` (one entry per rule, variant and day is a few hundred a day).
+   */
+  private readonly priced = new Map<string, Penalty>();
   /** The latest sample time judged (event time). */
   private latestMs = Number.NEGATIVE_INFINITY;
   private readonly counters: EngineStats = {
@@ -195,6 +212,7 @@ export class RuleEngine {
   /** Swap in a new registry snapshot (after a registry change); vehicle state is kept. */
   setRegistry(registry: RegistryView): void {
     this.registry = registry;
+    this.priced.clear();
     this.buildCalendars();
   }
 
@@ -477,19 +495,19 @@ export class RuleEngine {
     const calendar = this.calendars.get(runtime.pack);
     if (!calendar) throw new Error(`No calendar for ${runtime.pack}`);
     const operatorId = record?.operatorId ?? null;
-    const occupancy = readOccupancy(
-      v.occupancy ?? initialOccupancyState,
-      sample,
-      ms,
-      prev === null,
-      general.occupancySettleS,
-    );
-    v.occupancy = occupancy.state;
     let facts = this.factsByPack.get(runtime.pack);
     if (!facts) {
       facts = newFacts(runtime, sample, calendar, this.registry);
       this.factsByPack.set(runtime.pack, facts);
     }
+    v.occupancy = readOccupancyInto(
+      v.occupancy ?? initialOccupancyState,
+      sample,
+      ms,
+      prev === null,
+      general.occupancySettleS,
+      facts.occupancy as Writable<OccupancyReading>,
+    );
     facts.sample = sample;
     facts.ms = ms;
     facts.prev = prev;
@@ -501,7 +519,6 @@ export class RuleEngine {
     facts.speedDerived = speedDerived;
     facts.moving = speedKmh !== null && speedKmh > general.movingSpeedKmh;
     facts.movingBefore = prev !== null && v.prevMoving;
-    facts.occupancy = occupancy.reading;
     facts.local = localDateTime(ms, runtime.timeZone);
     facts.vehicle = record;
     facts.operator = operatorId === null ? null : this.registry.operator(operatorId, ms);
@@ -625,6 +642,15 @@ export class RuleEngine {
     if (f.phase === 'final') {
       v?.open.delete(key);
       if (f.vehicleId !== undefined) this.rememberFinal(key, revision, f.endedAt, runtime);
+    } else if (open) {
+      // The engine's own record of the event, updated where it is rather than replaced.
+      open.revision = revision;
+      open.confidence = f.confidence;
+      open.variant = f.variant;
+      open.latest = f;
+      open.emittedEndMs = f.endedAt;
+      open.provisional = null;
+      open.reopened = false;
     } else {
       v?.open.set(key, {
         revision,
@@ -647,6 +673,21 @@ export class RuleEngine {
     if (this.finalRevisions.size % 1024 !== 0) return;
     const horizonMs = this.latestMs - runtime.general.backlogHorizonS * 1000;
     for (const [k, r] of this.finalRevisions) if (r.endedMs < horizonMs) this.finalRevisions.delete(k);
+  }
+
+  /** `pricePenalty` of the finding's fine on its local date, priced once per pack, rule, variant, factor and date. */
+  private price(runtime: PackRuntime, f: Finding, date: LocalDate): Penalty {
+    const unitsFactor = f.unitsFactor ?? 1;
+    // NUL-separated; a null variant is spelled apart from any string a rule could name.
+    const key = `${runtime.pack}\0${f.ruleId}\0${f.variant === null ? '\u0001' : f.variant}\0${unitsFactor}\0${date}`;
+    const known = this.priced.get(key);
+    if (known !== undefined) return known;
+    const penalty = Object.freeze(
+      pricePenalty(runtime.penalty(f.ruleId, f.variant), unitsFactor, this.registry, runtime.pack, date),
+    );
+    if (this.priced.size >= pricedLimit) this.priced.clear();
+    this.priced.set(key, penalty);
+    return penalty;
   }
 
   private build(
@@ -697,13 +738,7 @@ export class RuleEngine {
         scope: f.trip ? 'whole-trip' : 'around-event',
         tripId: f.trip?.id ?? null,
       },
-      penalty: pricePenalty(
-        runtime.penalty(f.ruleId, f.variant),
-        f.unitsFactor ?? 1,
-        this.registry,
-        runtime.pack,
-        localDateOf(f.startedAt, tz),
-      ),
+      penalty: this.price(runtime, f, localDateOf(f.startedAt, tz)),
       phase,
       revision,
     };

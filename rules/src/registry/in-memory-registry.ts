@@ -60,6 +60,9 @@ function groupVersions<T extends Versioned & { id: string }>(records: readonly T
   return byId;
 }
 
+/** "None" from a spatial or contract look-up (most answers): one shared, frozen empty list. */
+const noHits: readonly never[] = Object.freeze([]);
+
 function versionAt<T extends Versioned>(versions: readonly T[] | undefined, ms: number): T | null {
   if (!versions) return null;
   for (let i = versions.length - 1; i >= 0; i--) {
@@ -224,11 +227,11 @@ export class InMemoryRegistry implements RegistryView {
     return hits.sort((a, b) => a.distanceM - b.distanceM);
   }
 
-  standsAt(lat: number, lon: number, atMs: number, pack: Pack, marginM = 0): StandHit[] {
-    if (!this.standIndex) return [];
+  standsAt(lat: number, lon: number, atMs: number, pack: Pack, marginM = 0): readonly StandHit[] {
+    if (!this.standIndex) return noHits;
     const { dLat, dLon } = degreesAround(lat, marginM);
+    if (!this.standGrid.mayIntersect(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) return noHits;
     const hits: StandHit[] = [];
-    if (!this.standGrid.mayIntersect(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) return hits;
     for (const i of this.standIndex.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
       const stand = this.standList[i];
       if (!stand || stand.pack !== pack || !inForce(stand, atMs)) continue;
@@ -238,11 +241,18 @@ export class InMemoryRegistry implements RegistryView {
     return hits.sort((a, b) => a.distanceM - b.distanceM);
   }
 
-  zonesAt(lat: number, lon: number, atMs: number, pack: Pack, kinds: readonly ZoneKind[], marginM = 0): ZoneHit[] {
-    if (!this.zoneIndex) return [];
+  zonesAt(
+    lat: number,
+    lon: number,
+    atMs: number,
+    pack: Pack,
+    kinds: readonly ZoneKind[],
+    marginM = 0,
+  ): readonly ZoneHit[] {
+    if (!this.zoneIndex) return noHits;
     const { dLat, dLon } = degreesAround(lat, marginM);
+    if (!this.zoneGrid.mayIntersect(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) return noHits;
     const hits: ZoneHit[] = [];
-    if (!this.zoneGrid.mayIntersect(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) return hits;
     for (const i of this.zoneIndex.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
       const zone = this.zoneList[i];
       if (!zone || zone.pack !== pack || !kinds.includes(zone.kind) || !inForce(zone, atMs)) continue;
@@ -252,8 +262,9 @@ export class InMemoryRegistry implements RegistryView {
     return hits.sort((a, b) => a.distanceM - b.distanceM);
   }
 
-  contractsForVehicle(vehicleId: string, atMs: number): ContractRecord[] {
-    return (this.contractsByVehicle.get(vehicleId) ?? []).filter((c) => inForce(c, atMs));
+  contractsForVehicle(vehicleId: string, atMs: number): readonly ContractRecord[] {
+    const contracts = this.contractsByVehicle.get(vehicleId);
+    return contracts === undefined ? noHits : contracts.filter((c) => inForce(c, atMs));
   }
 
   distanceToRouteM(contract: ContractRecord, lat: number, lon: number): number {

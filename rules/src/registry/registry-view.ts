@@ -43,13 +43,23 @@ export interface RegistryView {
   driver(id: string, atMs: number): DriverRecord | null;
   /** Regular-service stops within `radiusM`, nearest first. */
   stopsWithin(lat: number, lon: number, radiusM: number, atMs: number): StopHit[];
-  /** The pack's stands whose area, grown by `marginM`, contains the point; nearest first. */
-  standsAt(lat: number, lon: number, atMs: number, pack: Pack, marginM?: number): StandHit[];
+  /**
+   * The pack's stands whose area, grown by `marginM`, contains the point; nearest first. Read-only
+   * answers (here and for zones and contracts): "none", the usual answer, is one shared empty list.
+   */
+  standsAt(lat: number, lon: number, atMs: number, pack: Pack, marginM?: number): readonly StandHit[];
   stand(id: string, atMs: number): StandRecord | null;
   /** The pack's zones (of the given kinds) whose area, grown by `marginM`, contains the point. */
-  zonesAt(lat: number, lon: number, atMs: number, pack: Pack, kinds: readonly ZoneKind[], marginM?: number): ZoneHit[];
+  zonesAt(
+    lat: number,
+    lon: number,
+    atMs: number,
+    pack: Pack,
+    kinds: readonly ZoneKind[],
+    marginM?: number,
+  ): readonly ZoneHit[];
   /** Charter contracts in force that list the vehicle. */
-  contractsForVehicle(vehicleId: string, atMs: number): ContractRecord[];
+  contractsForVehicle(vehicleId: string, atMs: number): readonly ContractRecord[];
   /** Metres from the point to the contract's declared route. */
   distanceToRouteM(contract: ContractRecord, lat: number, lon: number): number;
   /** The unit's BRL value in force on a local date; a pack-specific value beats a general one. */

@@ -183,15 +183,16 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
       if (state.trip === null && ctx.trip.current === null && state.timeZone === ctx.timeZone) {
         return keepState;
       }
-      const findings: Finding[] = [];
+      // Made only when there is something to say: a hired taxi's sample mostly has nothing.
+      let findings: Finding[] | null = null;
       let trip = state.trip;
       const ended = ctx.trip.ended;
       if (trip && ended && ended.id === trip.id) {
-        findings.push(...decide(ctx, ctx.timeZone, trip, ended, config));
+        findings = decide(ctx, ctx.timeZone, trip, ended, config);
         trip = null;
       }
       const current: TripView | null = ctx.trip.current;
-      if (!current) return { state: { trip: null, timeZone: ctx.timeZone }, findings };
+      if (!current) return { state: { trip: null, timeZone: ctx.timeZone }, findings: findings ?? noFindings };
       if (!trip || trip.id !== current.id) {
         const airportSettings = spec.airport(config);
         trip = {
@@ -216,17 +217,28 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
         const s = ctx.sample;
         const cur = trip.current;
         const late = cur && ctx.lateDropped > 0 ? ['telemetry of this stretch arrived out of order'] : [];
+        // Spelled out rather than spread: a stretch on tariff 2 grows on every sample.
+        const stretch: Stretch = cur
+          ? {
+              startMs: cur.startMs,
+              lastMs: ctx.ms,
+              durationS: cur.durationS + ctx.dtS,
+              distanceM: cur.distanceM + ctx.segmentM,
+              lat: cur.lat,
+              lon: cur.lon,
+              doubts: withDoubts(cur.doubts, j.doubts, late),
+            }
+          : { startMs: ctx.ms, lastMs: ctx.ms, durationS: 0, distanceM: 0, lat: s.lat, lon: s.lon, doubts: j.doubts };
         trip = {
-          ...trip,
-          current: cur
-            ? {
-                ...cur,
-                lastMs: ctx.ms,
-                durationS: cur.durationS + ctx.dtS,
-                distanceM: cur.distanceM + ctx.segmentM,
-                doubts: withDoubts(cur.doubts, j.doubts, late),
-              }
-            : { startMs: ctx.ms, lastMs: ctx.ms, durationS: 0, distanceM: 0, lat: s.lat, lon: s.lon, doubts: j.doubts },
+          id: trip.id,
+          eventId: trip.eventId,
+          startMs: trip.startMs,
+          startAtAirport: trip.startAtAirport,
+          qualifying: trip.qualifying,
+          current: stretch,
+          raised: trip.raised,
+          reported: trip.reported,
+          surchargeCentsPerKm: trip.surchargeCentsPerKm,
         };
       }
       const live = airportSettings ? spec.provisionalAlerts(config) : true;
@@ -245,6 +257,7 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
           const doubts = provisional ? ['provisional: the airport condition is decided at the end of the trip'] : [];
           const f = finding(ctx, ctx.timeZone, trip, 'ongoing', config, doubts, null, ctx.ms);
           if (f) {
+            findings ??= [];
             findings.push(f);
             trip = { ...trip, raised: true, reported: { endedAt, confidence, variant: null } };
           }
@@ -252,7 +265,8 @@ export function bandeira2Rule<C>(spec: Bandeira2RuleSpec<C>): PackRule<C, TaxiCo
       }
       // A trip on tariff 1 leaves the state as it was: keep the object (it lives until the next sample).
       const unchanged = trip === state.trip && state.timeZone === ctx.timeZone;
-      return { state: unchanged ? state : { trip, timeZone: ctx.timeZone }, findings };
+      if (unchanged && findings === null) return keepState;
+      return { state: unchanged ? state : { trip, timeZone: ctx.timeZone }, findings: findings ?? noFindings };
     },
     close(state, _info, config) {
       if (!state.trip) return { state: { trip: null, timeZone: state.timeZone }, findings: noFindings };

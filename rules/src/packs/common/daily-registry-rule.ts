@@ -84,12 +84,13 @@ interface OpenBreach {
  * infractions and open cancellation under DF Art. 53 §3.
  */
 export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateRuleSpec<C, X>): PackRule<C, X> {
-  const finding = (open: OpenBreach, phase: 'ongoing' | 'final'): Finding => ({
+  /** `lastMs`: the open breach's last operating sample (the state's, which is newer than the breach's own). */
+  const finding = (open: OpenBreach, lastMs: number, phase: 'ongoing' | 'final'): Finding => ({
     ruleId: spec.id,
     eventId: open.key,
     phase,
     startedAt: open.startMs,
-    endedAt: open.lastMs,
+    endedAt: lastMs,
     lat: open.lat,
     lon: open.lon,
     place: null,
@@ -101,30 +102,89 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
     driverId: open.driverId,
   });
 
+  /**
+   * `lastMs` is the open breach's last operating sample. It is the only thing most operating
+   * samples change (the registry's inputs, hence the breach, its date and its driver, stay the
+   * same), so it lives here rather than in the breach: a sample then replaces this small object,
+   * not the breach's nine fields as well. The breach's own `lastMs` is where it was last rebuilt;
+   * a state restored from a checkpoint has none of its own (`lastOf`), as checkpoints keep the
+   * breach's shape (`forCheckpoint` folds it back in).
+   */
   interface State {
     readonly open: OpenBreach | null;
     readonly inputs: CheckInputs | null;
     readonly breach: RegistryBreach | null;
+    readonly lastMs?: number;
   }
+  const lastOf = (state: State, open: OpenBreach): number => state.lastMs ?? open.lastMs;
+  const closed: State = { open: null, inputs: null, breach: null, lastMs: 0 };
   return defineRule<State, C, X>({
     id: spec.id,
     pack: spec.pack,
     legalBasis: spec.legalBasis,
     description: spec.description,
     penalty: spec.penalty,
-    init: () => ({ open: null, inputs: null, breach: null }),
+    init: () => ({ open: null, inputs: null, breach: null, lastMs: 0 }),
     // `inputs` holds the registry's live objects, only to compare them by identity: a restored
-    // rule recomputes the breach from its first sample, as after a registry change.
-    forCheckpoint: (state) => ({ ...state, inputs: null }),
+    // rule recomputes the breach from its first sample, as after a registry change. The breach's
+    // last operating sample goes back into the breach: the checkpoint's shape is the one it
+    // always had.
+    forCheckpoint: (state) => ({
+      open:
+        state.open === null
+          ? null
+          : {
+              key: state.open.key,
+              startMs: state.open.startMs,
+              lastMs: lastOf(state, state.open),
+              lat: state.open.lat,
+              lon: state.open.lon,
+              breach: state.open.breach,
+              driverId: state.open.driverId,
+              lastDate: state.open.lastDate,
+              reported: state.open.reported,
+            },
+      inputs: null,
+      breach: state.breach,
+    }),
     step(state, ctx, config) {
       const operating = spec.operating ? spec.operating(ctx, config) : ctx.moving;
       if (!operating) return keepState;
+      // A registry fact changes with the registry, the day or the driver — not with every sample.
+      const same = sameInputs(state.inputs, ctx);
+      if (same && state.open !== null && state.breach !== null) {
+        // The same breach as on the last operating sample, judged on the same inputs: its key,
+        // date and driver are those of the open breach (set when the inputs last changed), so only
+        // the last operating sample moves — and a report, every `updateIntervalS`.
+        const open = state.open;
+        const breach = state.breach;
+        const confidence = confidenceOf(breach.suspected);
+        if (!shouldReport(open.reported, ctx.ms, confidence, breach.variant, ctx.general.updateIntervalS)) {
+          return {
+            state: { open, inputs: state.inputs, breach, lastMs: ctx.ms },
+            findings: noFindings,
+          };
+        }
+        const reported: OpenBreach = {
+          key: open.key,
+          startMs: open.startMs,
+          lastMs: ctx.ms,
+          lat: open.lat,
+          lon: open.lon,
+          breach,
+          driverId: open.driverId,
+          lastDate: open.lastDate,
+          reported: { endedAt: ctx.ms, confidence, variant: breach.variant },
+        };
+        return {
+          state: { open: reported, inputs: state.inputs, breach, lastMs: ctx.ms },
+          findings: [finding(reported, ctx.ms, 'ongoing')],
+        };
+      }
       // At most the end of the previous breach and the news of this one; most steps have neither.
       let ended: Finding | null = null;
       let news: Finding | null = null;
       let open = state.open;
-      // A registry fact changes with the registry, the day or the driver — not with every sample.
-      const same = sameInputs(state.inputs, ctx);
       const inputs: CheckInputs =
         same && state.inputs !== null
           ? state.inputs
@@ -139,11 +199,14 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       if (!breach) {
         // Nothing open and nothing changed: the state stays as it is.
         if (!open && same) return keepState;
-        return { state: { open: null, inputs, breach: null }, findings: open ? [finding(open, 'final')] : noFindings };
+        return {
+          state: { open: null, inputs, breach: null, lastMs: ctx.ms },
+          findings: open ? [finding(open, lastOf(state, open), 'final')] : noFindings,
+        };
       }
       const key = breachKey(breach);
       if (open && open.key !== key) {
-        ended = finding(open, 'final');
+        ended = finding(open, lastOf(state, open), 'final');
         open = null;
       }
       const date = ctx.local.date;
@@ -172,16 +235,26 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
           };
       const confidence = confidenceOf(breach.suspected);
       if (shouldReport(open.reported, ctx.ms, confidence, breach.variant, ctx.general.updateIntervalS)) {
-        news = finding(open, 'ongoing');
-        open = { ...open, reported: { endedAt: ctx.ms, confidence, variant: breach.variant } };
+        news = finding(open, ctx.ms, 'ongoing');
+        open = {
+          key: open.key,
+          startMs: open.startMs,
+          lastMs: open.lastMs,
+          lat: open.lat,
+          lon: open.lon,
+          breach: open.breach,
+          driverId: open.driverId,
+          lastDate: open.lastDate,
+          reported: { endedAt: ctx.ms, confidence, variant: breach.variant },
+        };
       }
       const findings = ended === null ? (news === null ? noFindings : [news]) : news === null ? [ended] : [ended, news];
-      return { state: { open, inputs, breach }, findings };
+      return { state: { open, inputs, breach, lastMs: ctx.ms }, findings };
     },
     close(state) {
       return {
-        state: { open: null, inputs: null, breach: null },
-        findings: state.open ? [finding(state.open, 'final')] : [],
+        state: closed,
+        findings: state.open ? [finding(state.open, lastOf(state, state.open), 'final')] : [],
       };
     },
   });

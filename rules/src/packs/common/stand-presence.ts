@@ -120,14 +120,19 @@ function hireVia(state: PresenceState, ctx: SampleFacts): boolean | null {
   return null;
 }
 
-function hireAt(state: PresenceState, ctx: SampleFacts, config: StandPresenceConfig): StandSignal['hire'] {
+function hireAt(
+  state: PresenceState,
+  lastMs: number | null,
+  ctx: SampleFacts,
+  config: StandPresenceConfig,
+): StandSignal['hire'] {
   const viaMeter = hireVia(state, ctx);
   if (viaMeter === null) return null;
   // Where the hire happened, against every stand near it (a hire is rare: one more lookup).
   const near = ctx.registry
     .standsAt(ctx.sample.lat, ctx.sample.lon, ctx.ms, ctx.pack, config.hireEdgeM)
     .map((h) => ({ standId: h.stand.id, distanceM: h.distanceM }));
-  return { viaMeter, acrossGap: ctx.gapBefore, afterMs: state.lastMs, near };
+  return { viaMeter, acrossGap: ctx.gapBefore, afterMs: lastMs, near };
 }
 
 const reportedSpeed = (ctx: SampleFacts): number | null => (ctx.speedDerived ? null : ctx.speedKmh);
@@ -191,6 +196,24 @@ export function trackPresence(
   ctx: SampleFacts,
   config: StandPresenceConfig,
 ): { state: PresenceState; signal: StandSignal } {
+  const step = stepPresence(state, state.lastMs, ctx, config);
+  return { state: { ...step.state, lastMs: ctx.ms }, signal: step.signal };
+}
+
+/**
+ * `trackPresence` with the vehicle's previous sample (`lastMs`) kept by the caller rather than in
+ * the state: the state it returns carries `state.lastMs` through unchanged, and is `state` itself
+ * when nothing else changed — a taxi at no stand with the same meter state and count (most
+ * samples of most taxis) then keeps its state object instead of replacing it on every sample.
+ * The taxi pack keeps the previous sample beside it, and puts it back into the state it
+ * checkpoints (so a checkpoint's shape is `trackPresence`'s).
+ */
+export function stepPresence(
+  state: PresenceState,
+  lastMs: number | null,
+  ctx: SampleFacts,
+  config: StandPresenceConfig,
+): { state: PresenceState; signal: StandSignal } {
   const s = ctx.sample;
   // While at a stand, look far enough to know how far out an uncertain fix is.
   const lookM =
@@ -201,7 +224,7 @@ export function trackPresence(
   if (hits.length === 0 && state.present.length === 0 && state.departed.length === 0) {
     // At no stand and just left none (most samples of most taxis): what the general case below
     // would answer, without its three lists.
-    return presenceStep(state, ctx, config, noPresences, noPresences, noPresences, noPresences);
+    return presenceStep(state, lastMs, ctx, config, noPresences, noPresences, noPresences, noPresences);
   }
   const present: Presence[] = [];
   const entered: Presence[] = [];
@@ -219,7 +242,7 @@ export function trackPresence(
     const isInside = hit !== undefined && hit.distanceM <= config.exitMarginM;
     if (ctx.gapBefore) {
       // A silence: the place is kept if the taxi is found again, not moved, soon enough.
-      const fromMs = state.lastMs ?? p.lastInsideMs;
+      const fromMs = lastMs ?? p.lastInsideMs;
       if ((ctx.ms - fromMs) / 1000 > config.gapKeepsPlaceS) {
         left.push(p);
         continue;
@@ -269,7 +292,7 @@ export function trackPresence(
       stand: hit.stand,
       entitled: entitledTo(hit.stand, ctx.vehicle, s.vehicleId),
       enteredMs: ctx.ms,
-      enteredFromMs: ctx.gapBefore && state.lastMs !== null ? state.lastMs : ctx.ms,
+      enteredFromMs: ctx.gapBefore && lastMs !== null ? lastMs : ctx.ms,
       lastInsideMs: ctx.ms,
       lat: s.lat,
       lon: s.lon,
@@ -286,6 +309,7 @@ export function trackPresence(
   const leftNow = left.length === 0 ? noPresences : left;
   return presenceStep(
     state,
+    lastMs,
     ctx,
     config,
     present.length === 0 ? noPresences : present,
@@ -298,6 +322,7 @@ export function trackPresence(
 /** The step's new state and signal from its lists of presences. */
 function presenceStep(
   state: PresenceState,
+  lastMs: number | null,
   ctx: SampleFacts,
   config: StandPresenceConfig,
   present: readonly Presence[],
@@ -306,14 +331,48 @@ function presenceStep(
   departed: readonly Presence[],
 ): { state: PresenceState; signal: StandSignal } {
   const s = ctx.sample;
+  const hire = hireAt(state, lastMs, ctx, config);
+  const idle = present === noPresences && entered === noPresences && left === noPresences && hire === null;
+  const lastMeter = s.meterState ?? state.lastMeter;
+  const lastPassengers = s.passengers ?? state.lastPassengers;
+  const unchanged =
+    present === state.present &&
+    departed === state.departed &&
+    lastMeter === state.lastMeter &&
+    lastPassengers === state.lastPassengers;
   return {
-    state: {
-      present,
-      lastMeter: s.meterState ?? state.lastMeter,
-      lastPassengers: s.passengers ?? state.lastPassengers,
-      lastMs: ctx.ms,
-      departed,
-    },
-    signal: { present, entered, left, hire: hireAt(state, ctx, config), meterState: s.meterState },
+    state: unchanged ? state : { present, lastMeter, lastPassengers, lastMs: state.lastMs, departed },
+    signal: idle ? idleSignal(s.meterState) : { present, entered, left, hire, meterState: s.meterState },
   };
+}
+
+const idleSignalOf = (meterState: MeterState | null): StandSignal =>
+  Object.freeze({ present: noPresences, entered: noPresences, left: noPresences, hire: null, meterState });
+const idleSignals = {
+  free: idleSignalOf('free'),
+  hired: idleSignalOf('hired'),
+  stopped: idleSignalOf('stopped'),
+  off: idleSignalOf('off'),
+  none: idleSignalOf(null),
+};
+
+/**
+ * The signal of a taxi at no stand, just left none and not hired here (most samples of most
+ * taxis): one shared, frozen answer per meter state instead of a new one per sample.
+ */
+function idleSignal(meterState: MeterState | null): StandSignal {
+  switch (meterState) {
+    case 'free':
+      return idleSignals.free;
+    case 'hired':
+      return idleSignals.hired;
+    case 'stopped':
+      return idleSignals.stopped;
+    case 'off':
+      return idleSignals.off;
+    case null:
+      return idleSignals.none;
+    default:
+      return idleSignalOf(meterState);
+  }
 }

@@ -21,9 +21,9 @@ import type { RuleId } from '../../violations/rule-ids.js';
 import { RuleCatalogue } from './assemble.js';
 import { StandBoard, type StandBoardRules } from './stand-board.js';
 import type { StandPresenceConfig } from './stand-config.js';
-import { initialPresenceState, trackPresence } from './stand-presence.js';
+import { initialPresenceState, stepPresence } from './stand-presence.js';
 import type { TaxiContext } from './taxi-context.js';
-import { initialTripState, type TripDistanceSettings, trackTrip } from './taxi-trip.js';
+import { initialTripState, type TripDistanceSettings, type TripSignal, trackTripInto } from './taxi-trip.js';
 
 /** The parts of a taxi pack (DF, Belém) that differ; the wiring is shared. */
 export interface TaxiPackParts<C> {
@@ -58,6 +58,8 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
   const board = new StandBoard(parts.presence, boardRules, parts.general.backlogHorizonS);
   const queueJumpEnabled = enabled(parts.board.queueJump);
   const keepBoardFinding = (f: Finding): boolean => f.ruleId !== parts.board.queueJump || queueJumpEnabled;
+  /** One trip signal for the pack, filled for each sample (`trackTripInto`): rules read it during their step only. */
+  const tripSignal: Writable<TripSignal> = { current: null, ended: null, stepM: 0 };
 
   return {
     pack: parts.pack,
@@ -71,17 +73,21 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
     newVehicle() {
       let trip = initialTripState;
       let presence = initialPresenceState;
+      // The previous sample's instant, beside the presence state (`stepPresence`): most samples
+      // then leave that state as it was.
+      let presenceLastMs: number | null = null;
       const states = initRuleStates(rules);
       return {
         step(facts) {
-          const t = trackTrip(trip, facts, parts.tripMaxGapS, parts.tripDistance);
-          trip = t.state;
-          const p = trackPresence(presence, facts, parts.presence);
+          trip = trackTripInto(trip, facts, parts.tripMaxGapS, parts.tripDistance, tripSignal);
+          const p = stepPresence(presence, presenceLastMs, facts, parts.presence);
           presence = p.state;
+          presenceLastMs = facts.ms;
           // The engine's facts object, reused from sample to sample: extended in place with the
-          // pack's signals rather than copied (its shape settles after the first sample).
+          // pack's signals rather than copied (its shape settles after the first sample). The trip
+          // signal is the pack's own, rewritten for each sample like the facts.
           const ctx = facts as Writable<TaxiContext>;
-          ctx.trip = t.signal;
+          ctx.trip = tripSignal;
           ctx.stands = p.signal;
           const found = stepRules(rules, states, ctx, parts.config);
           const atStand = p.signal.present.length > 0 || p.signal.left.length > 0 || p.signal.hire !== null;
@@ -94,13 +100,18 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
         close(info) {
           trip = initialTripState;
           presence = initialPresenceState;
+          presenceLastMs = null;
           return closeRules(rules, states, info, parts.config);
         },
         peekClose: (info) => peekCloseRules(rules, states, info, parts.config),
-        exportState: () => ({ detectors: { trip, presence }, slots: exportRuleStates(rules, states) }),
+        exportState: () => ({
+          detectors: { trip, presence: { ...presence, lastMs: presenceLastMs } },
+          slots: exportRuleStates(rules, states),
+        }),
         importState(state) {
           trip = (state.detectors.trip as typeof trip | undefined) ?? initialTripState;
           presence = (state.detectors.presence as typeof presence | undefined) ?? initialPresenceState;
+          presenceLastMs = presence.lastMs;
           importRuleStates(rules, states, state.slots);
         },
       };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SampleFacts } from '../../engine/sample-facts.js';
+import type { SampleFacts, Writable } from '../../engine/sample-facts.js';
 import { haversineM } from '../../geo/distance.js';
 
 /**
@@ -116,6 +116,28 @@ export function trackTrip(
   distance: TripDistanceSettings = defaultTripDistance,
 ): { state: TripTrackerState; signal: TripSignal } {
   if (state.trip === null && !inTrip(ctx)) return noTrip;
+  const signal: Writable<TripSignal> = { current: null, ended: null, stepM: 0 };
+  return { state: trackTripInto(state, ctx, tripMaxGapS, distance, signal), signal };
+}
+
+/**
+ * `trackTrip` writing the signal into `out` and returning the state: a taxi pack fills one signal
+ * for every sample (it goes on the facts object, read during the rules' step and never kept)
+ * rather than a new signal and a pair to return it in.
+ */
+export function trackTripInto(
+  state: TripTrackerState,
+  ctx: SampleFacts,
+  tripMaxGapS: number,
+  distance: TripDistanceSettings,
+  out: Writable<TripSignal>,
+): TripTrackerState {
+  if (state.trip === null && !inTrip(ctx)) {
+    out.current = null;
+    out.ended = null;
+    out.stepM = 0;
+    return initialTripState;
+  }
   const s = ctx.sample;
   let trip = state.trip;
   let anchor = state.anchor;
@@ -178,5 +200,8 @@ export function trackTrip(
     }
   }
   if (!trip) anchor = null;
-  return { state: { trip, anchor }, signal: { current: trip, ended, stepM } };
+  out.current = trip;
+  out.ended = ended;
+  out.stepM = stepM;
+  return { trip, anchor };
 }
