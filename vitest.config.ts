@@ -47,11 +47,6 @@ export default defineConfig({
     // Three on two cores: the suites spend much of their time waiting on servers, browsers and
     // timers (a clean run used 1.35 cores on average with two workers).
     maxWorkers: 3,
-    // Concurrent tests within a file: only devices/test/scenarios.test.ts has them (139 isolated
-    // scenarios that mostly wait for their verdict). 16 at a time instead of the default 5: 62-66 s
-    // became 28-33 s alone on this machine, for the same CPU (about 30 s), the slowest verdict
-    // 0.3 s after its last request (the quiet scenarios' window is 1.5 s).
-    maxConcurrency: 16,
     // A worker keeps its module cache from one file to the next: importing the system afresh for
     // each of ~150 files cost 510 s of CPU in a clean run (a quarter of the test time on two
     // cores). No test relies on fresh module state: they start their own systems and close them.

@@ -30,8 +30,7 @@ describe('regulatory scenarios through the HTTP ingest', () => {
     `${s.ruleId} (${s.article}) ${s.expect === 'fires' ? 'fires' : 'stays quiet'}: ${s.summary} [${s.name}]`;
 
   // Scenarios are isolated by construction (own vehicles and places, each in its own spot), and
-  // each mostly waits for its verdict to settle: several at a time (vitest.config.ts's
-  // maxConcurrency) keeps the file's time down.
+  // each mostly waits for its verdict to settle: a few at a time keeps the file's time down.
   for (const scenario of scenarios) {
     it.concurrent(title(scenario), async ({ expect }) => {
       const run = await playScenario(scenario, opts);
