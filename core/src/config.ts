@@ -82,6 +82,13 @@ export const configSchema = z.object({
    * time between two (0.05: a checkpoint that takes 0.5 s is written every 10 s at the most).
    */
   RULES_CHECKPOINT_MAX_COST_SHARE: z.coerce.number().gt(0).max(1).default(0.05),
+  /**
+   * How often the rules finish, provisionally, the events of vehicles silent longer than the
+   * packs' `idleCloseS` (a trip that ends with the device off), in milliseconds. Tests that wait
+   * for such a flush shorten it; in production it only decides how soon a silent vehicle's
+   * violation is closed, not whether.
+   */
+  RULES_FLUSH_INTERVAL_MS: positiveInt(30_000),
   /** Partitioned mode: how many partitions (Redis streams) vehicles are hashed into; every ingest and rule worker must agree. */
   RULES_PARTITIONS: z.coerce.number().int().min(1).max(4096).default(64),
   /** Partitioned mode: how long a rule worker's lease on a partition lasts unrenewed (renewed every third of it), in milliseconds. A dead worker's partitions move after at most this. */

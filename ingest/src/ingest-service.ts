@@ -108,6 +108,7 @@ export function createIngestService(deps: {
       intervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
       maxCostShare: config.RULES_CHECKPOINT_MAX_COST_SHARE,
     },
+    flushIntervalMs: config.RULES_FLUSH_INTERVAL_MS,
   });
   const writer = new BatchWriter({
     db,

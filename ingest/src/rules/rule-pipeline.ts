@@ -73,6 +73,8 @@ export class RulePipeline {
       checkpoints?: { intervalMs: number; maxCostShare: number };
       /** How the registry is read; a rule worker shares one read among its partitions' pipelines. */
       loadRegistry?: () => ReturnType<typeof loadRegistry>;
+      /** How often silent vehicles' events are finished (RULES_FLUSH_INTERVAL_MS); default 30 s. */
+      flushIntervalMs?: number | undefined;
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
@@ -90,7 +92,7 @@ export class RulePipeline {
           await this.persist(flushed);
           await this.persistStandQueues();
         }),
-      30_000,
+      deps.flushIntervalMs ?? 30_000,
     );
     this.flushTimer.unref();
     if (deps.stateFile && deps.checkpoints) {

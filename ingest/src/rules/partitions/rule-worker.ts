@@ -59,6 +59,8 @@ export class RuleWorker {
       leases: PartitionLeases;
       prefix: string;
       configFile?: string | undefined;
+      /** How often silent vehicles' events are finished (RULES_FLUSH_INTERVAL_MS); default 30 s. */
+      flushIntervalMs?: number | undefined;
       /** When checkpoints are written (`checkpoint-pacer.ts`). */
       checkpoints: { intervalMs: number; maxCostShare: number };
     },
@@ -126,6 +128,7 @@ export class RuleWorker {
       bus: this.deps.bus,
       log: this.deps.log.child({ partition: p }),
       configFile: this.deps.configFile,
+      flushIntervalMs: this.deps.flushIntervalMs,
       packOf: (vehicleId) => this.packs.get(vehicleId),
       loadRegistry: () => this.sharedRegistry(),
     });

@@ -35,6 +35,7 @@ const worker = await startOrExit('vigia-rules', async () => {
     leases,
     prefix: config.REDIS_PREFIX,
     configFile: config.RULES_CONFIG_FILE,
+    flushIntervalMs: config.RULES_FLUSH_INTERVAL_MS,
     checkpoints: {
       intervalMs: config.RULES_CHECKPOINT_INTERVAL_MS,
       maxCostShare: config.RULES_CHECKPOINT_MAX_COST_SHARE,
