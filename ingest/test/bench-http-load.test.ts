@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatTable } from '../src/bench/bench-table.js';
 import { httpLoadMessageSchema, parseHttpLoadArgs } from '../src/bench/http-load-protocol.js';
 import { cpuSecondsFromMetrics, ingestCountersFromMetrics } from '../src/bench/ingest-cpu.js';
 import { IngestMetrics } from '../src/metrics/ingest-metrics.js';
@@ -98,5 +99,31 @@ describe("the ingest's batch and kernel counters from /metrics", () => {
     expect(
       ingestCountersFromMetrics('process_cpu_user_seconds_total 1\nprocess_cpu_system_seconds_total 2'),
     ).toBeUndefined();
+  });
+});
+
+describe("the bench's table", () => {
+  it('gives a storage path its share of COPY and its lost records, and a reference row (the HTTP floor) neither', () => {
+    const measurement = { sent: 1000, seconds: 1, totalCpuS: 0.1, loadCpuS: 0.1, windowS: 1 };
+    const table = formatTable(
+      [
+        { scenario: 'ingest', stored: 990, measurement },
+        { scenario: 'floor', stored: 1000, measurement, reference: true },
+      ],
+      4000,
+    );
+    const cells = (name: string) =>
+      table
+        .split('\n')
+        .find((line) => line.startsWith(name))
+        ?.split('|')
+        .map((c) => c.trim());
+    // records/s 990 of COPY's 4 000; 10 records missing.
+    expect(cells('ingest')?.[3]).toBe('25 %');
+    expect(cells('ingest')?.[8]).toBe('10');
+    expect(cells('floor')?.[3]).toBe('–');
+    expect(cells('floor')?.[8]).toBe('–');
+    // Its CPU per request is still there: what it is for.
+    expect(cells('floor')?.[4]).toBe('100');
   });
 });

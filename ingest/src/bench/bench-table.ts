@@ -11,6 +11,8 @@ export interface ScenarioRow {
   stored: number;
   /** The generator's figures and the ingest's CPU; the COPY line has only sent and seconds. */
   measurement: Pick<Measurement, 'sent' | 'seconds'> & Partial<Measurement>;
+  /** A yardstick that stores nothing (the HTTP floor): no share of COPY, no records lost. */
+  reference?: true;
 }
 
 const DASH = '–';
@@ -39,12 +41,12 @@ export function formatTable(rows: readonly ScenarioRow[], copyRate: number | und
       row.scenario,
       String(m.sent),
       String(Math.round(rate)),
-      copyRate ? `${((100 * rate) / copyRate).toFixed(0)} %` : DASH,
+      copyRate && !row.reference ? `${((100 * rate) / copyRate).toFixed(0)} %` : DASH,
       cpuUs === undefined ? DASH : cpuUs.toFixed(0),
       busy === undefined ? DASH : `${(100 * busy).toFixed(0)} %`,
       m.latencyMs ? m.latencyMs.p50.toFixed(1) : DASH,
       m.latencyMs ? m.latencyMs.p99.toFixed(1) : DASH,
-      String(m.sent - row.stored),
+      row.reference ? DASH : String(m.sent - row.stored),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]?.length ?? 0)));
