@@ -71,6 +71,26 @@ interface OpenBreach {
   readonly reported: LastReport | null;
 }
 
+/** `open` carried on by a later sample: the same key, start and place, with what that sample changes. */
+const carried = (
+  open: OpenBreach,
+  lastMs: number,
+  breach: RegistryBreach,
+  driverId: string | null,
+  lastDate: LocalDate,
+  reported: LastReport | null,
+): OpenBreach => ({
+  key: open.key,
+  startMs: open.startMs,
+  lastMs,
+  lat: open.lat,
+  lon: open.lon,
+  breach,
+  driverId,
+  lastDate,
+  reported,
+});
+
 /**
  * Registry-state rules (permit, inspection, D.I.V., age, registration, driver): operating while
  * the registry shows a breach is ONE continuing infraction, not one per day or per trip. The
@@ -165,17 +185,11 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
             findings: noFindings,
           };
         }
-        const reported: OpenBreach = {
-          key: open.key,
-          startMs: open.startMs,
-          lastMs: ctx.ms,
-          lat: open.lat,
-          lon: open.lon,
-          breach,
-          driverId: open.driverId,
-          lastDate: open.lastDate,
-          reported: { endedAt: ctx.ms, confidence, variant: breach.variant },
-        };
+        const reported = carried(open, ctx.ms, breach, open.driverId, open.lastDate, {
+          endedAt: ctx.ms,
+          confidence,
+          variant: breach.variant,
+        });
         return {
           state: { open: reported, inputs: state.inputs, breach, lastMs: ctx.ms },
           findings: [finding(reported, ctx.ms, 'ongoing')],
@@ -211,17 +225,7 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       }
       const date = ctx.local.date;
       open = open
-        ? {
-            key: open.key,
-            startMs: open.startMs,
-            lastMs: ctx.ms,
-            lat: open.lat,
-            lon: open.lon,
-            breach,
-            driverId: ctx.sample.tachoDriverId ?? open.driverId,
-            lastDate: date,
-            reported: open.reported,
-          }
+        ? carried(open, ctx.ms, breach, ctx.sample.tachoDriverId ?? open.driverId, date, open.reported)
         : {
             key,
             startMs: ctx.ms,
@@ -236,17 +240,11 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
       const confidence = confidenceOf(breach.suspected);
       if (shouldReport(open.reported, ctx.ms, confidence, breach.variant, ctx.general.updateIntervalS)) {
         news = finding(open, ctx.ms, 'ongoing');
-        open = {
-          key: open.key,
-          startMs: open.startMs,
-          lastMs: open.lastMs,
-          lat: open.lat,
-          lon: open.lon,
-          breach: open.breach,
-          driverId: open.driverId,
-          lastDate: open.lastDate,
-          reported: { endedAt: ctx.ms, confidence, variant: breach.variant },
-        };
+        open = carried(open, open.lastMs, open.breach, open.driverId, open.lastDate, {
+          endedAt: ctx.ms,
+          confidence,
+          variant: breach.variant,
+        });
       }
       const findings = ended === null ? (news === null ? noFindings : [news]) : news === null ? [ended] : [ended, news];
       return { state: { open, inputs, breach, lastMs: ctx.ms }, findings };
