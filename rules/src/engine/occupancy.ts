@@ -1,4 +1,5 @@
 import type { Telemetry } from '@vigia/core';
+import type { Writable } from './sample-facts.js';
 
 /**
  * The passenger count the rules read: the occupancy sensor's reading, gated by the door.
@@ -121,7 +122,7 @@ export function readOccupancyInto(
   ms: number,
   gapBefore: boolean,
   settleS: number,
-  out: { -readonly [K in keyof OccupancyReading]: OccupancyReading[K] },
+  out: Writable<OccupancyReading>,
 ): OccupancyState {
   const settleMs = settleS * 1000;
   // After a gap the door may have opened unseen: the count starts afresh (provisional).

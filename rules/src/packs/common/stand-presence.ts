@@ -190,23 +190,13 @@ function movementExplains(p: Presence, ctx: SampleFacts, config: StandPresenceCo
  * - no fix inside for `presenceTimeoutS` while the taxi keeps reporting ends it too.
  * A presence that ends is in `left` with its last fix inside; entering still needs a fix inside
  * the area itself at or below `maxEntrySpeedKmh`.
- */
-export function trackPresence(
-  state: PresenceState,
-  ctx: SampleFacts,
-  config: StandPresenceConfig,
-): { state: PresenceState; signal: StandSignal } {
-  const step = stepPresence(state, state.lastMs, ctx, config);
-  return { state: { ...step.state, lastMs: ctx.ms }, signal: step.signal };
-}
-
-/**
- * `trackPresence` with the vehicle's previous sample (`lastMs`) kept by the caller rather than in
- * the state: the state it returns carries `state.lastMs` through unchanged, and is `state` itself
- * when nothing else changed — a taxi at no stand with the same meter state and count (most
- * samples of most taxis) then keeps its state object instead of replacing it on every sample.
- * The taxi pack keeps the previous sample beside it, and puts it back into the state it
- * checkpoints (so a checkpoint's shape is `trackPresence`'s).
+ *
+ * The vehicle's previous sample (`lastMs`) is kept by the caller rather than in the state: the
+ * state returned carries `state.lastMs` through unchanged, and is `state` itself when nothing else
+ * changed — a taxi at no stand with the same meter state and count (most samples of most taxis)
+ * then keeps its state object instead of replacing it on every sample. The taxi pack keeps the
+ * previous sample beside it, and puts it back into the state it checkpoints (`lastMs`), so a
+ * checkpoint has the shape it always had.
  */
 export function stepPresence(
   state: PresenceState,

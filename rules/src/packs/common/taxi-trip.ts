@@ -84,12 +84,6 @@ export interface TripTrackerState {
 
 export const initialTripState: TripTrackerState = { trip: null, anchor: null };
 
-/** A free taxi with no trip open (most samples): one shared answer instead of three objects a sample. */
-const noTrip: { state: TripTrackerState; signal: TripSignal } = Object.freeze({
-  state: initialTripState,
-  signal: Object.freeze({ current: null, ended: null, stepM: 0 }),
-});
-
 const anchorOf = (ctx: SampleFacts, settings: TripDistanceSettings): Anchor => ({
   lat: ctx.sample.lat,
   lon: ctx.sample.lon,
@@ -109,21 +103,10 @@ export function displacementM(anchor: Anchor, ctx: SampleFacts, settings: TripDi
 
 const inTrip = (ctx: SampleFacts): boolean => ctx.sample.meterState === 'hired' || ctx.sample.meterState === 'stopped';
 
-export function trackTrip(
-  state: TripTrackerState,
-  ctx: SampleFacts,
-  tripMaxGapS: number,
-  distance: TripDistanceSettings = defaultTripDistance,
-): { state: TripTrackerState; signal: TripSignal } {
-  if (state.trip === null && !inTrip(ctx)) return noTrip;
-  const signal: Writable<TripSignal> = { current: null, ended: null, stepM: 0 };
-  return { state: trackTripInto(state, ctx, tripMaxGapS, distance, signal), signal };
-}
-
 /**
- * `trackTrip` writing the signal into `out` and returning the state: a taxi pack fills one signal
- * for every sample (it goes on the facts object, read during the rules' step and never kept)
- * rather than a new signal and a pair to return it in.
+ * The trip tracker's step: the new state, and the sample's trip signal written into `out`. A taxi
+ * pack fills one signal for every sample (it goes on the facts object, read during the rules' step
+ * and never kept) rather than a new signal and a pair to return it in.
  */
 export function trackTripInto(
   state: TripTrackerState,
