@@ -578,18 +578,43 @@ export class RuleEngine {
     if (open?.provisional === json) return [];
     const revision = open ? open.revision + 1 : 1;
     const violation = this.build(v.runtime, f, f.vehicleId ?? v.vehicleId, key, detectedAt, revision, 'final');
-    v.open.set(key, {
-      revision,
-      confidence: f.confidence,
-      variant: f.variant,
-      latest: f,
-      emittedEndMs: f.endedAt,
-      provisional: json,
-      reopened: false,
-    });
+    this.keepOpen(v, key, open, revision, f, json);
     if (open) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: open ? 'updated' : 'raised', violation, reason: null }];
+  }
+
+  /**
+   * What the engine keeps of an event it just stated and that may still change (`OpenEvent`): its
+   * own record, updated where it is when the event was open already rather than replaced.
+   */
+  private keepOpen(
+    v: VehicleRuntime,
+    key: string,
+    open: OpenEvent | undefined,
+    revision: number,
+    f: Finding,
+    provisional: string | null,
+  ): void {
+    if (!open) {
+      v.open.set(key, {
+        revision,
+        confidence: f.confidence,
+        variant: f.variant,
+        latest: f,
+        emittedEndMs: f.endedAt,
+        provisional,
+        reopened: false,
+      });
+      return;
+    }
+    open.revision = revision;
+    open.confidence = f.confidence;
+    open.variant = f.variant;
+    open.latest = f;
+    open.emittedEndMs = f.endedAt;
+    open.provisional = provisional;
+    open.reopened = false;
   }
 
   private standsProvisionally(v: VehicleRuntime, f: Finding): boolean {
@@ -642,26 +667,7 @@ export class RuleEngine {
     if (f.phase === 'final') {
       v?.open.delete(key);
       if (f.vehicleId !== undefined) this.rememberFinal(key, revision, f.endedAt, runtime);
-    } else if (open) {
-      // The engine's own record of the event, updated where it is rather than replaced.
-      open.revision = revision;
-      open.confidence = f.confidence;
-      open.variant = f.variant;
-      open.latest = f;
-      open.emittedEndMs = f.endedAt;
-      open.provisional = null;
-      open.reopened = false;
-    } else {
-      v?.open.set(key, {
-        revision,
-        confidence: f.confidence,
-        variant: f.variant,
-        latest: f,
-        emittedEndMs: f.endedAt,
-        provisional: null,
-        reopened: false,
-      });
-    }
+    } else if (v) this.keepOpen(v, key, open, revision, f, null);
     if (earlier > 0) this.counters.updated++;
     else this.counters.raised++;
     return [{ type: earlier > 0 ? 'updated' : 'raised', violation, reason: null }];
