@@ -6,17 +6,17 @@ import { type BelemPeriodSettings, belemBandeira2Time } from '../bandeira2-perio
 import type { BelemConfig } from '../config.js';
 import { belemGroupPenalty } from '../penalty.js';
 
+/** The clock's part of the decision, once per minute, calendar and settings (time/per-minute.ts). */
+const timeAtMinute = perMinute((ms: number, calendar: HolidayCalendar, settings: BelemPeriodSettings) =>
+  belemBandeira2Time(ms, localDateTime(ms, calendar.timeZone), calendar, settings),
+);
+
 /**
  * BEL_BANDEIRA2_MISUSE — Art. 35 I (tariff 2 only 20:00–06:00 on working days; from 12:00 on
  * Saturday to 06:00 on Monday; on holidays until 06:00 of the next working day; any time in
  * December) and Art. 58 item 3.4 ("utilizar a Bandeira II fora do horário permitido", group III,
  * 40 IPCA-E). Only the clock matters in Belém, so the violation is raised live.
  */
-/** The clock's part of the decision, once per minute, calendar and settings (time/per-minute.ts). */
-const timeAtMinute = perMinute((ms: number, calendar: HolidayCalendar, settings: BelemPeriodSettings) =>
-  belemBandeira2Time(ms, localDateTime(ms, calendar.timeZone), calendar, settings),
-);
-
 export const belemBandeira2MisuseRule = bandeira2Rule<BelemConfig>({
   id: 'BEL_BANDEIRA2_MISUSE',
   pack: 'belem-taxi',

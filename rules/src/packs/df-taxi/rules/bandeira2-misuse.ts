@@ -6,6 +6,11 @@ import { dfBandeira2Time } from '../bandeira2-hours.js';
 import type { DfConfig } from '../config.js';
 import { dfGroupPenalty } from '../penalty.js';
 
+/** The clock's part of the decision, once per minute and calendar (time/per-minute.ts). */
+const timeAtMinute = perMinute((ms: number, calendar: HolidayCalendar, _none: null) =>
+  dfBandeira2Time(ms, localDateTime(ms, calendar.timeZone), calendar),
+);
+
 /**
  * DF_BANDEIRA2_MISUSE — Art. 45 III (Decreto 16.616/1995) and Art. 48 III: tariff 2 (km price +
  * 50 %) only a) 20:00–06:00 Monday to Friday, b) from 12:00 on Saturday, c) all day on Sundays
@@ -14,11 +19,6 @@ import { dfGroupPenalty } from '../penalty.js';
  * of d); a provisional suspected alert may be raised live. Evidence includes the overcharge: the
  * 50 % surcharge on the Bandeira I km price over the unjustified stretches.
  */
-/** The clock's part of the decision, once per minute and calendar (time/per-minute.ts). */
-const timeAtMinute = perMinute((ms: number, calendar: HolidayCalendar, _none: null) =>
-  dfBandeira2Time(ms, localDateTime(ms, calendar.timeZone), calendar),
-);
-
 export const dfBandeira2MisuseRule = bandeira2Rule<DfConfig>({
   id: 'DF_BANDEIRA2_MISUSE',
   pack: 'df-taxi',
