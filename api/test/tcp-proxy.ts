@@ -3,13 +3,15 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 /**
  * A TCP proxy the test controls, between a service and the shared PostgreSQL server: `cut()`
  * drops every connection and refuses new ones (the database "goes away" without stopping the
- * server other tests use), `restore()` lets traffic through again.
+ * server other tests use), `restore()` lets traffic through again. It serves Redis the same way.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private open = true;
   port = 0;
+  /** Connections refused while cut: how many times the service behind tried again. */
+  refused = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -19,6 +21,7 @@ export class TcpProxy {
   async start(): Promise<void> {
     this.server = createServer((client) => {
       if (!this.open) {
+        this.refused++;
         client.destroy();
         return;
       }

@@ -1,9 +1,10 @@
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Booking, Bus, FleetUpdate, LiveViolation, Principal, TokenResolver } from '@vigia/core';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
+import { adapterRedisClients } from './adapter-redis.js';
 import {
   FLEET_DELTA_EVENT,
   VIEWPORT_EVENT,
@@ -116,12 +117,8 @@ export class LiveHub {
       perMessageDeflate: { threshold: compressAboveBytes },
     });
     if (opts.redisUrl) {
-      const pub = new Redis(opts.redisUrl);
-      const sub = pub.duplicate();
-      for (const c of [pub, sub]) {
-        c.on('error', (err) => opts.log.warn({ err, code: 'REDIS_ERROR' }, 'socket.io adapter redis error'));
-        this.redisClients.push(c);
-      }
+      const { pub, sub } = adapterRedisClients(opts.redisUrl, opts.log);
+      this.redisClients.push(pub, sub);
       this.io.adapter(createAdapter(pub, sub, { key: `${opts.redisPrefix}:socket.io` }));
     }
     this.sessions = new SocketSessions({

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { type BusMessage, busMessageSchema } from '../live.js';
 import type { Bus, BusHandler } from './bus.js';
@@ -15,11 +15,13 @@ export class RedisBus implements Bus {
     private readonly url: string,
     prefix: string,
     private readonly log: Logger,
+    /** ioredis' reconnection schedule; its default (50 ms more per attempt, at most 2 s) unless a test needs a quicker one. */
+    private readonly reconnect: Pick<RedisOptions, 'retryStrategy'> = {},
   ) {
     this.channel = `${prefix}:bus`;
     // No offline queue: while Redis is down a publish fails at once (and is logged) instead of
     // piling up in memory; the database, not the bus, is the record.
-    this.pub = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false });
+    this.pub = new Redis(url, { ...reconnect, maxRetriesPerRequest: 2, enableOfflineQueue: false });
     this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
   }
 
@@ -34,7 +36,9 @@ export class RedisBus implements Bus {
   }
 
   private startSubscriber(): void {
-    const sub = new Redis(this.url);
+    // No retry limit: a subscription made while Redis is away waits for it. With ioredis' default
+    // (it gives up after 20 reconnections, 10 s or more) it would fail, and this process would never hear the bus.
+    const sub = new Redis(this.url, { ...this.reconnect, maxRetriesPerRequest: null });
     this.sub = sub;
     sub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis subscriber error'));
     sub

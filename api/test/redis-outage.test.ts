@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { type BusMessage, RedisBus } from '@vigia/core';
+import { TEST_REDIS_URL } from '@vigia/db/testing';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adapterRedisClients } from '../src/live/adapter-redis.js';
+import { waitFor } from './support.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+/**
+ * Redis away while the API starts, and still away when it stops: the CI run that found this saw
+ * the Socket.IO adapter's queued subscriptions reject unhandled when the hub closed (Node ends a
+ * process on an unhandled rejection), and with ioredis' default retry limit a subscription made
+ * during an outage of more than 20 reconnections is dropped for good. Reconnections are 10 ms
+ * apart here, so that limit is passed in a second instead of a minute.
+ */
+describe('Redis connections across an outage', () => {
+  const quick = { retryStrategy: () => 10 };
+  const log = pino({ level: 'silent' });
+  let redis: TcpProxy;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  beforeEach(async () => {
+    const { hostname, port } = new URL(TEST_REDIS_URL);
+    redis = new TcpProxy(hostname, Number(port));
+    await redis.start();
+    unhandled.length = 0;
+    process.on('unhandledRejection', onUnhandled);
+  });
+  afterEach(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    await redis.stop();
+  });
+
+  const proxied = () => `redis://127.0.0.1:${redis.port}`;
+  /** Lets a turn of the event loop pass, so that a rejection nobody handles is reported. */
+  const settle = () => new Promise((r) => setTimeout(r, 50));
+
+  it('keeps the adapter’s subscription through 30 refused reconnections, fails a publish at once, and closes without an unhandled rejection', async () => {
+    redis.cut();
+    const { pub, sub } = adapterRedisClients(proxied(), log, quick);
+    try {
+      const channel = `vigia-test-${randomBytes(4).toString('hex')}`;
+      const subscribed = sub.subscribe(channel);
+      await waitFor('30 refused reconnections', () => redis.refused >= 2 * 30);
+      // Nothing queued on the publisher: it fails now, not when Redis comes back.
+      await expect(pub.publish(channel, 'during the outage')).rejects.toThrow(/enableOfflineQueue/);
+      redis.restore();
+      await expect(subscribed).resolves.toBe(1);
+      const heard = new Promise<string>((resolve) => sub.on('message', (_c: string, m: string) => resolve(m)));
+      await waitFor('the publisher to reconnect', () => pub.status === 'ready');
+      await pub.publish(channel, 'after the outage');
+      expect(await heard).toBe('after the outage');
+
+      // Away again, with a subscription queued and a publish the adapter will not await.
+      redis.cut();
+      await waitFor('the subscriber to see the cut', () => sub.status !== 'ready');
+      void sub.subscribe(`${channel}-2`);
+      void pub.publish(channel, 'unawaited');
+    } finally {
+      pub.disconnect();
+      sub.disconnect();
+    }
+    await settle();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('delivers bus messages to a subscriber that subscribed while Redis was away', async () => {
+    redis.cut();
+    const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+    const bus = new RedisBus(proxied(), prefix, log, quick);
+    const received: BusMessage[] = [];
+    bus.subscribe((m) => received.push(m));
+    const direct = new Redis(TEST_REDIS_URL);
+    try {
+      await waitFor('30 refused reconnections', () => redis.refused >= 2 * 30);
+      redis.restore();
+      const message: BusMessage = { type: 'registry-changed', collection: 'stops' };
+      // Until the subscription is through nobody hears the channel: publish until the bus does.
+      await waitFor('the bus to hear a message published after the outage', async () => {
+        await direct.publish(`${prefix}:bus`, JSON.stringify(message));
+        return received.length > 0;
+      });
+      expect(received[0]).toEqual(message);
+    } finally {
+      direct.disconnect();
+      await bus.close();
+    }
+    await settle();
+    expect(unhandled).toEqual([]);
+  });
+});
