@@ -1,5 +1,5 @@
 import { LogLimiter } from '@vigia/core';
-import { type Command, Redis, type RedisOptions } from 'ioredis';
+import { Command, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /**
@@ -20,7 +20,12 @@ class AdapterRedis extends Redis {
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    command.promise.catch((err: unknown) => this.onCommandFailed(command.name, err));
+    // ioredis' own connection handshake (CLIENT SETINFO, which Redis before 7.2 refuses) handles
+    // its failures; only the adapter's commands are worth a warning.
+    const handshake = Command.checkFlag('HANDSHAKE_COMMANDS', command.name);
+    command.promise.catch((err: unknown) => {
+      if (!handshake) this.onCommandFailed(command.name, err);
+    });
     return super.sendCommand(command, stream);
   }
 }
