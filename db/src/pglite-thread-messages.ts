@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type CompiledWasm, wasmApi } from './pglite-module.js';
 
 /**
  * Messages between the main thread and the PGlite thread (pglite-thread.ts, pglite-thread-worker.ts).
@@ -43,7 +44,11 @@ export const fromPgliteThreadSchema = z.discriminatedUnion('type', [
 ]);
 export type FromPgliteThread = z.infer<typeof fromPgliteThreadSchema>;
 
-export const pgliteThreadDataSchema = z.object({ dir: z.string().optional() });
+export const pgliteThreadDataSchema = z.object({
+  dir: z.string().optional(),
+  /** The starting thread's compiled PGlite (`pgliteWasmModule`): the thread shares its code instead of compiling its own. */
+  wasmModule: z.custom<CompiledWasm>((v) => v instanceof wasmApi.Module, 'a compiled WebAssembly module'),
+});
 export type PgliteThreadData = z.infer<typeof pgliteThreadDataSchema>;
 
 /** An error's own primitive fields (PGlite's `code`, `detail`, `constraint`, ...), which cloning would drop. */

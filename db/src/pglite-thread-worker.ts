@@ -31,7 +31,7 @@ const ROLLBACK = Symbol('rollback');
 
 let db: PGlite;
 try {
-  db = await createPglite(data.dir);
+  db = await createPglite(data.dir, data.wasmModule);
 } catch (err) {
   post({ type: 'failed', error: threadErrorOf(err) });
   port.close();

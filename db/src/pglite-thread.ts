@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Database, Queryable, QueryResult } from './database.js';
+import { pgliteWasmModule } from './pglite-module.js';
 import {
   fromPgliteThreadSchema,
   type PgliteThreadData,
@@ -49,7 +50,9 @@ function threadGone(reason: string): Error {
  */
 export async function openPgliteThread(dir: string | undefined): Promise<Database> {
   if (dir) await mkdir(dir, { recursive: true });
-  const worker = new Worker(workerFile(), { workerData: { dir } satisfies PgliteThreadData });
+  const worker = new Worker(workerFile(), {
+    workerData: { dir, wasmModule: await pgliteWasmModule() } satisfies PgliteThreadData,
+  });
   const waiters = new Map<number, Waiter>();
   let nextId = 1;
   let gone: Error | undefined;

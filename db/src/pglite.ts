@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
-import { PGlite, types } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions, types } from '@electric-sql/pglite';
 import type { Database, Queryable, QueryResult } from './database.js';
+import { type CompiledWasm, pgliteWasmModule } from './pglite-module.js';
 
 /** What the services need of a PGlite instance; the TimescaleDB test build has the same shape. */
 export interface PGliteLike {
@@ -50,10 +51,12 @@ export function wrapPglite(db: PGliteLike): Database {
  * PGlite on `dir`, with plpgsql loaded. PGlite loads a procedural language's library on its first
  * use, most of a second on a busy machine, and the telemetry batch statement is plpgsql
  * (db/migrations/015): loaded here, while the service starts, the first batch of records after a
- * start does not wait for it.
+ * start does not wait for it. `wasmModule` is the process's compiled PGlite (`pgliteWasmModule`), which a
+ * worker thread receives from the thread that started it.
  */
-export async function createPglite(dir: string | undefined): Promise<PGlite> {
-  const db = await PGlite.create(dir);
+export async function createPglite(dir: string | undefined, wasmModule?: CompiledWasm): Promise<PGlite> {
+  const pgliteWasm = (wasmModule ?? (await pgliteWasmModule())) as PGliteOptions['pgliteWasmModule'];
+  const db = await PGlite.create(dir, { pgliteWasmModule: pgliteWasm });
   await db.exec('DO $$ BEGIN END $$');
   return db;
 }

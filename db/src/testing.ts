@@ -1,14 +1,18 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createLogger } from '@vigia/core';
 import pg from 'pg';
 import type { Database, Queryable } from './database.js';
 import { MIGRATIONS_DIR, migrate, readMigrations } from './migrate.js';
 import { openPglite } from './pglite.js';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * Test support: a fresh database on the local PostgreSQL server for each test file, so test
@@ -62,7 +66,16 @@ export async function createScratchDatabase(
  */
 export async function seedPgliteDataDir(dataDir: string): Promise<void> {
   const template = await pgliteTemplate();
-  await cp(template, join(dataDir, 'pgdata'), { recursive: true });
+  const target = join(dataDir, 'pgdata');
+  // The system's `cp` first: the template is 1 171 files, and Node's `fs.cp` walks them in
+  // JavaScript, several promises per file. Measured on a 2-vCPU machine (2026-12-02): 1.4–1.7 s
+  // of the test process's CPU per copy, against about 0.6 s for `cp -R` in its own process.
+  try {
+    await execFileAsync('cp', ['-R', template, target]);
+  } catch {
+    await rm(target, { recursive: true, force: true });
+    await cp(template, target, { recursive: true });
+  }
 }
 
 let templatePromise: Promise<string> | undefined;
