@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, registerVehicle, startTestSystem, storeViolation, type TestSystem } from '../../api/test/support.js';
 import { reviewMessages } from '../src/review-messages.js';
 import { chromiumPath, ensureDashboardBuilt, hasChromium, launchChromium } from './browser-support.js';
@@ -106,7 +106,7 @@ describe.skipIf(!hasChromium)('reviewing a violation: confirm before dismissing,
     expect(await reopen.textContent()).toBe(reviewMessages.reopen);
     expect(await page.locator('button[data-decision="dismiss"]').isDisabled()).toBe(true);
     await page.locator('#review-reason').fill('Vídeo da garagem mostra seis passageiros');
-    await reopen.scrollIntoViewIfNeeded();
+    await scrollTo(reopen);
     await page.screenshot({ path: join(shots, 'dismissed-reopen.png') });
     await reopen.click();
     await expect.poll(statusShown).toBe('open');
@@ -121,7 +121,16 @@ describe.skipIf(!hasChromium)('reviewing a violation: confirm before dismissing,
     // Open again: reopening is no longer offered, confirming is.
     expect(await reopen.isHidden()).toBe(true);
     expect(await page.locator('button[data-decision="confirm"]').isEnabled()).toBe(true);
-    await items.nth(1).scrollIntoViewIfNeeded();
+    await scrollTo(items.nth(1));
     await page.screenshot({ path: join(shots, 'reopened.png') });
   });
 });
+
+/**
+ * Scrolls to what the locator finds, again if the panel re-rendered meanwhile: the detail is drawn
+ * anew when the violation's live update arrives, and a CI run saw the trail item detached in the
+ * middle of the scroll ("Element is not attached to the DOM").
+ */
+async function scrollTo(locator: Locator): Promise<void> {
+  await vi.waitFor(() => locator.scrollIntoViewIfNeeded({ timeout: 2_000 }), { timeout: 15_000, interval: 100 });
+}
