@@ -1,5 +1,13 @@
 import { join } from 'node:path';
-import { type Bus, batchWaitMs, type Config, type FleetUpdate, type Telemetry, type TokenResolver } from '@vigia/core';
+import {
+  type Bus,
+  batchWaitMs,
+  type Config,
+  type FleetUpdate,
+  publishOrLog,
+  type Telemetry,
+  type TokenResolver,
+} from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -141,9 +149,7 @@ export function createIngestService(deps: {
         const v = devices.vehicle(r.vehicleId);
         return v ? [toFleetUpdate(r, v)] : [];
       });
-      bus.publish({ type: 'fleet', updates }).catch((err: unknown) => {
-        log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'fleet update not published');
-      });
+      void publishOrLog(bus, log, { type: 'fleet', updates }, 'fleet update not published');
     },
     // Acknowledged, then refused by the database on replay: kept like the gateways' refusals.
     onUnstorableSpooled: (refused) =>

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Bus, Pack, Telemetry } from '@vigia/core';
+import { type Bus, type Pack, publishOrLog, type Telemetry } from '@vigia/core';
 import type { Database, Queryable } from '@vigia/db';
 import {
   CheckpointError,
@@ -336,9 +336,12 @@ export class RulePipeline {
       return stored;
     });
     if (live.length > 0) {
-      await this.deps.bus.publish({ type: 'violation', violations: live }).catch((err: unknown) => {
-        this.deps.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'violations not pushed live');
-      });
+      await publishOrLog(
+        this.deps.bus,
+        this.deps.log,
+        { type: 'violation', violations: live },
+        'violations not pushed live',
+      );
     }
   }
 
