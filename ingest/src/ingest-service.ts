@@ -87,6 +87,11 @@ export function createIngestService(deps: {
     maxEntries: config.DEVICE_CACHE_MAX_ENTRIES,
   });
   const unsubscribe = bus.subscribe((message) => {
+    // The bus was away: any device or user may have changed unannounced (bus.ts, `bus-resumed`).
+    if (message.type === 'bus-resumed') {
+      devices.invalidateAll();
+      resolveToken.forgetUsers();
+    }
     if (message.type === 'device-changed') devices.invalidate(message.identifiers);
     // A retired user or a rotated token is refused at once, not after DEVICE_CACHE_TTL_MS.
     if (message.type === 'registry-changed' && message.collection === 'users') resolveToken.forgetUsers();

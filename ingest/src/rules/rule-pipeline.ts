@@ -78,7 +78,8 @@ export class RulePipeline {
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
-      if (m.type === 'registry-changed') this.scheduleReload();
+      // After a bus outage a registry change may have been lost: reload as if one had been announced.
+      if (m.type === 'registry-changed' || m.type === 'bus-resumed') this.scheduleReload();
     });
     // Vehicles that fall silent still have their events finished (e.g. a trip that ends with the
     // device off). Only provisionally: the rules judge in event time (rules/README.md), so a
