@@ -121,4 +121,29 @@ describe('batched device-token lookups', () => {
       await sys.db.query('UPDATE devices SET retired_at = NULL WHERE id = $1', [devices[1]?.deviceId]);
     }
   });
+
+  it('after invalidateAll (the bus resumed) looks every cached token and identifier up again before answering', async () => {
+    const directory = new DeviceDirectory(sys.db, 600_000);
+    const retired = devices[2];
+    const kept = devices[3];
+    const tokens = [retired, kept].map((d) => hashToken(d?.token ?? ''));
+    const identifiers = [retired, kept].map((d) => d?.identifier ?? '');
+    await Promise.all(tokens.map((t) => directory.byTokenHash(t)));
+    await directory.lookup(identifiers);
+    try {
+      // Retired behind the bus's back (its `device-changed` lost in an outage): the cache still has it.
+      await sys.db.query('UPDATE devices SET retired_at = now() WHERE id = $1', [retired?.deviceId]);
+      expect((await directory.byTokenHash(tokens[0] ?? ''))?.deviceId).toBe(retired?.deviceId);
+      expect([...(await directory.lookup(identifiers)).keys()]).toEqual(identifiers);
+
+      directory.invalidateAll();
+      const queries = directory.tokenQueryStats.queries;
+      const found = await Promise.all(tokens.map((t) => directory.byTokenHash(t)));
+      expect(found.map((e) => e?.deviceId)).toEqual([undefined, kept?.deviceId]);
+      expect(directory.tokenQueryStats.queries).toBe(queries + 1);
+      expect([...(await directory.lookup(identifiers)).keys()]).toEqual([kept?.identifier]);
+    } finally {
+      await sys.db.query('UPDATE devices SET retired_at = NULL WHERE id = $1', [retired?.deviceId]);
+    }
+  });
 });

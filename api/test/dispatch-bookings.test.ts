@@ -1,4 +1,4 @@
-import { type Booking, type BusMessage, bookingOfferSchema, bookingSchema } from '@vigia/core';
+import { type Booking, type BusEvent, bookingOfferSchema, bookingSchema } from '@vigia/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BSB,
@@ -44,7 +44,7 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
         DISPATCH_BOOKING_TIMEOUT_S: String(BOOKING_TIMEOUT_S),
         DISPATCH_POLL_INTERVAL_MS: '100',
       });
-      sys.bus.subscribe((m: BusMessage) => {
+      sys.bus.subscribe((m: BusEvent) => {
         if (m.type === 'booking') messages.push(m.booking);
       });
       ({ dispatcher, otherDispatcher, regulator } = await twoCooperatives(sys, run, coop, other));

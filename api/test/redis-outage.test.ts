@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type BusMessage, RedisBus } from '@vigia/core';
+import { type BusEvent, type BusMessage, RedisBus } from '@vigia/core';
 import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -78,7 +78,7 @@ describe('Redis connections across an outage', () => {
     redis.cut();
     const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
     const bus = new RedisBus(proxied(), prefix, log, quick);
-    const received: BusMessage[] = [];
+    const received: BusEvent[] = [];
     bus.subscribe((m) => received.push(m));
     const direct = new Redis(TEST_REDIS_URL);
     try {
@@ -88,9 +88,57 @@ describe('Redis connections across an outage', () => {
       // Until the subscription is through nobody hears the channel: publish until the bus does.
       await waitFor('the bus to hear a message published after the outage', async () => {
         await direct.publish(`${prefix}:bus`, JSON.stringify(message));
-        return received.length > 0;
+        return received.some((m) => m.type !== 'bus-resumed');
       });
-      expect(received[0]).toEqual(message);
+      // What was published before the subscription went through is lost: the subscriber is told,
+      // before the first message it hears.
+      expect(received[0]).toEqual({ type: 'bus-resumed' });
+      expect(received.find((m) => m.type !== 'bus-resumed')).toEqual(message);
+    } finally {
+      direct.disconnect();
+      await bus.close();
+    }
+    await settle();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('tells its subscribers when it is subscribed again after losing Redis, and no other process can tell them', async () => {
+    const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+    const lines: { code?: string }[] = [];
+    const recording = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const bus = new RedisBus(proxied(), prefix, recording, quick);
+    const received: BusEvent[] = [];
+    bus.subscribe((m) => received.push(m));
+    const direct = new Redis(TEST_REDIS_URL);
+    const channel = `${prefix}:bus`;
+    const heard = (m: BusMessage) => received.some((r) => JSON.stringify(r) === JSON.stringify(m));
+    try {
+      const before: BusMessage = { type: 'registry-changed', collection: 'users' };
+      await waitFor('the bus to hear a message', async () => {
+        await direct.publish(channel, JSON.stringify(before));
+        return heard(before);
+      });
+      // Connected from the start: nothing was missed, nothing to make up.
+      expect(received.filter((m) => m.type === 'bus-resumed')).toEqual([]);
+
+      // A message on the channel that claims the signal is not a message: dropped, not delivered.
+      await direct.publish(channel, JSON.stringify({ type: 'bus-resumed' }));
+      await waitFor('the forged signal to be dropped', () => lines.some((l) => l.code === 'BUS_BAD_MESSAGE'));
+      expect(received.filter((m) => m.type === 'bus-resumed')).toEqual([]);
+
+      redis.cut();
+      // Published while this subscriber is cut off: lost for it.
+      await direct.publish(channel, JSON.stringify({ type: 'registry-changed', collection: 'vehicles' }));
+      await waitFor('reconnections refused', () => redis.refused >= 2);
+      redis.restore();
+      await waitFor('the bus to resume', () => received.some((m) => m.type === 'bus-resumed'));
+      expect(received.filter((m) => m.type === 'bus-resumed')).toHaveLength(1);
+      expect(heard({ type: 'registry-changed', collection: 'vehicles' })).toBe(false);
+      // Resumed means subscribed: a message published now is heard without retrying.
+      const after: BusMessage = { type: 'registry-changed', collection: 'stands' };
+      await direct.publish(channel, JSON.stringify(after));
+      await waitFor('the bus to hear a message after resuming', () => heard(after));
+      expect(lines.filter((l) => l.code === 'BUS_RESUMED')).toHaveLength(1);
     } finally {
       direct.disconnect();
       await bus.close();

@@ -61,6 +61,15 @@ export class BoundedCache<K, V> {
     this.entries.clear();
   }
 
+  /**
+   * Makes every entry stale as of long ago: a caller that serves stale entries for a grace
+   * period after their time to live asks the source first, yet can still fall back on them while
+   * the source is unreachable (unlike `clear`).
+   */
+  expireAll(): void {
+    for (const e of this.entries.values()) e.expires = Number.NEGATIVE_INFINITY;
+  }
+
   /** Removes the expired entries. */
   dropExpired(now = Date.now()): void {
     for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k);

@@ -283,6 +283,17 @@ export class DeviceDirectory {
     return this.byVehicle.get(vehicleId)?.value;
   }
 
+  /**
+   * Every entry may be wrong (the bus resumed after an outage: `device-changed` messages may have
+   * been lost). Entries are expired rather than dropped, so each is looked up before it is used
+   * again, yet a known device still keeps sending if the database is away too; in-flight reads
+   * must not refill the cache with what they read before.
+   */
+  invalidateAll(): void {
+    this.generation++;
+    for (const cache of [this.known, this.unknown, this.knownTokens, this.unknownTokens]) cache.expireAll();
+  }
+
   invalidate(identifiers: readonly string[]): void {
     this.generation++;
     const gone = new Set(identifiers);

@@ -1,5 +1,13 @@
 import { join } from 'node:path';
-import { type Bus, batchWaitMs, type Config, type FleetUpdate, type Telemetry, type TokenResolver } from '@vigia/core';
+import {
+  type Bus,
+  batchWaitMs,
+  type Config,
+  type FleetUpdate,
+  publishOrLog,
+  type Telemetry,
+  type TokenResolver,
+} from '@vigia/core';
 import type { Database } from '@vigia/db';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -79,6 +87,11 @@ export function createIngestService(deps: {
     maxEntries: config.DEVICE_CACHE_MAX_ENTRIES,
   });
   const unsubscribe = bus.subscribe((message) => {
+    // The bus was away: any device or user may have changed unannounced (bus.ts, `bus-resumed`).
+    if (message.type === 'bus-resumed') {
+      devices.invalidateAll();
+      resolveToken.forgetUsers();
+    }
     if (message.type === 'device-changed') devices.invalidate(message.identifiers);
     // A retired user or a rotated token is refused at once, not after DEVICE_CACHE_TTL_MS.
     if (message.type === 'registry-changed' && message.collection === 'users') resolveToken.forgetUsers();
@@ -141,9 +154,7 @@ export function createIngestService(deps: {
         const v = devices.vehicle(r.vehicleId);
         return v ? [toFleetUpdate(r, v)] : [];
       });
-      bus.publish({ type: 'fleet', updates }).catch((err: unknown) => {
-        log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'fleet update not published');
-      });
+      void publishOrLog(bus, log, { type: 'fleet', updates }, 'fleet update not published');
     },
     // Acknowledged, then refused by the database on replay: kept like the gateways' refusals.
     onUnstorableSpooled: (refused) =>

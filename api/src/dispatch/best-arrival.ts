@@ -29,7 +29,7 @@ export async function createBestArrival(deps: {
 }): Promise<BestArrival> {
   const { config } = deps;
   const log = deps.log.child({ component: 'best-arrival' });
-  const fleet = await LiveFleetIndex.start(deps.db, deps.bus, { offlineAfterS: config.OFFLINE_AFTER_S });
+  const fleet = await LiveFleetIndex.start(deps.db, deps.bus, { offlineAfterS: config.OFFLINE_AFTER_S, log });
   const travelTimes = createTravelTimes(config, deps.db, log);
   const ranker = new CandidateRanker({
     search: fleet,

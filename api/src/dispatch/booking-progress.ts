@@ -10,8 +10,8 @@ import type { ActiveBooking, ActiveStatus, BookingStore } from './booking-store.
  * the meter paused mid-ride), from `accepted` too (a pickup a few metres past the radius is
  * still a pickup); → `completed` when it is free again.
  *
- * Every API process sees every fleet update and holds the bookings in progress (loaded at start,
- * kept from the bus `booking` messages), so it needs no query per position. Each move is a
+ * Every API process sees every fleet update and holds the bookings in progress (loaded at start
+ * and when the bus resumes after an outage, kept from the bus `booking` messages), so it needs no query per position. Each move is a
  * conditional update (`WHERE status = ANY(from)`): whichever process gets there first moves it and
  * publishes it, the others' updates match nothing.
  *
@@ -55,6 +55,8 @@ export class BookingProgress {
   private chain: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private readonly logLimiter = new LogLimiter();
+  /** Set while `resync` reads: the `booking` messages heard meanwhile, to apply again after it. */
+  private heardDuringResync: Booking[] | undefined;
 
   constructor(private readonly opts: BookingProgressOptions) {}
 
@@ -63,13 +65,49 @@ export class BookingProgress {
     this.unsubscribe = this.opts.bus.subscribe((message) => {
       if (message.type === 'booking') this.track(message.booking);
       if (message.type === 'fleet') this.enqueue(message.updates);
+      if (message.type === 'bus-resumed') this.resync();
     });
+    await this.load();
+  }
+
+  /**
+   * The bookings in progress and open offers as stored. What a `booking` message said since the
+   * subscription is kept (it is at least as new as the read); an entry read just before a message
+   * closed it may come back, which costs one conditional update that matches nothing.
+   */
+  private async load(): Promise<void> {
     for (const b of await this.opts.store.activeBookings()) {
       if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
     }
     for (const o of await this.opts.store.openOffers({ limit: 100_000 })) {
       if (!this.offered.has(o.vehicleId)) this.offered.set(o.vehicleId, o.id);
     }
+  }
+
+  /**
+   * The bus resumed after an outage: `booking` messages may have been lost, so the maps are read
+   * again. They are replaced only once the read succeeded (the database may be away too), and the
+   * messages heard during the read are applied again on top, being at least as new as it.
+   */
+  private resync(): void {
+    this.chain = this.chain.then(async () => {
+      const heard: Booking[] = [];
+      this.heardDuringResync = heard;
+      try {
+        const active = await this.opts.store.activeBookings();
+        const offers = await this.opts.store.openOffers({ limit: 100_000 });
+        this.active.clear();
+        this.offered.clear();
+        for (const b of active) if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
+        for (const o of offers) if (!this.offered.has(o.vehicleId)) this.offered.set(o.vehicleId, o.id);
+        this.heardDuringResync = undefined;
+        for (const b of heard) this.track(b);
+      } catch (err) {
+        this.opts.log.warn({ err, code: 'BOOKING_PROGRESS_RESYNC_FAILED' }, 'bookings in progress not reloaded');
+      } finally {
+        this.heardDuringResync = undefined;
+      }
+    });
   }
 
   /** Stops listening and waits for the moves in flight. */
@@ -85,6 +123,7 @@ export class BookingProgress {
   }
 
   private track(b: Booking): void {
+    this.heardDuringResync?.push(b);
     for (const o of b.offers) {
       if (o.response === null) this.offered.set(o.vehicleId, o.id);
       else if (this.offered.get(o.vehicleId) === o.id) this.offered.delete(o.vehicleId);

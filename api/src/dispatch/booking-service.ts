@@ -6,6 +6,7 @@ import {
   LogLimiter,
   type Pack,
   type Principal,
+  publishOrLog,
 } from '@vigia/core';
 import type { Queryable } from '@vigia/db';
 import { type Dispatch, DispatchStore, dispatchRow, type RulePipeline } from '@vigia/ingest';
@@ -426,8 +427,8 @@ export class BookingService {
   }
 
   async publish(booking: Booking): Promise<void> {
-    await this.opts.bus.publish({ type: 'booking', booking }).catch((err: unknown) => {
-      this.opts.log.warn({ err, code: 'BUS_PUBLISH_FAILED', bookingId: booking.id }, 'booking change not published');
+    await publishOrLog(this.opts.bus, this.opts.log, { type: 'booking', booking }, 'booking change not published', {
+      bookingId: booking.id,
     });
   }
 

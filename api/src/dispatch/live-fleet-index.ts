@@ -3,6 +3,7 @@ import type { Queryable } from '@vigia/db';
 import { haversineM } from '@vigia/rules';
 import { around } from 'geokdbush';
 import KDBush from 'kdbush';
+import type { Logger } from 'pino';
 import type { CandidateSearch, LatLon, LiveTaxi, NearestFreeOptions } from './dispatch-ports.js';
 import { loadLiveTaxis } from './eta-store.js';
 
@@ -18,6 +19,8 @@ export interface LiveFleetIndexOptions {
    */
   readonly maxIndexAgeMs?: number;
   readonly now?: () => number;
+  /** Where a failed reload after a bus outage is reported (none: not reported). */
+  readonly log?: Pick<Logger, 'warn'>;
 }
 
 export interface LiveFleetIndexStats {
@@ -38,7 +41,8 @@ export const isFree = (taxi: LiveTaxi): boolean => taxi.meterState === null || t
  * The live taxis (vehicles of service type `taxi`), each as its last fleet update left it, with a
  * k-d tree (kdbush) over the free ones for nearest-first search by great-circle distance
  * (geokdbush). Fed by the bus `fleet` messages, which every API process receives, so each process
- * holds the whole fleet (20 000 taxis take a few MB); loaded from `vehicle_live` at start.
+ * holds the whole fleet (20 000 taxis take a few MB); loaded from `vehicle_live` at start and
+ * again when the bus resumes after an outage (`bus-resumed`).
  *
  * Why a tree rebuilt now and then rather than H3 buckets kept up to date: positions arrive tens of
  * thousands a minute and searches a few a second, so the tree is rebuilt only when positions
@@ -75,6 +79,17 @@ export class LiveFleetIndex implements CandidateSearch {
     index.background = true;
     index.unsubscribe = bus.subscribe((message) => {
       if (message.type === 'fleet') index.apply(message.updates);
+      // Fleet updates were lost while the bus was away: `vehicle_live` has them. `put` keeps the
+      // newer of two positions, so updates heard during the read are not undone by it.
+      if (message.type === 'bus-resumed') {
+        loadLiveTaxis(db).then(
+          (taxis) => {
+            for (const taxi of taxis) index.put(taxi);
+          },
+          (err: unknown) =>
+            opts.log?.warn({ err, code: 'LIVE_FLEET_RELOAD_FAILED' }, 'live taxis not reloaded after a bus outage'),
+        );
+      }
     });
     try {
       for (const taxi of await loadLiveTaxis(db)) index.put(taxi);

@@ -13,7 +13,8 @@ import type { LatLon, StandQueueItem, StandQueues } from './dispatch-ports.js';
  *
  * `standAt` looks the pickup up among the registered stands with the rule engine's own registry
  * (the same containment and distance as stand presence: a polygon, or a point with its radius),
- * built from the `stands` table on first use and again after a `registry-changed` for stands.
+ * built from the `stands` table on first use and again after a `registry-changed` for stands or a
+ * `bus-resumed`.
  */
 export class DbStandQueues implements StandQueues {
   private stands: Promise<InMemoryRegistry> | undefined;
@@ -21,7 +22,10 @@ export class DbStandQueues implements StandQueues {
 
   constructor(private readonly deps: { db: Queryable; bus: Bus; log: Logger }) {
     this.unsubscribe = deps.bus.subscribe((m) => {
-      if (m.type === 'registry-changed' && m.collection === 'stands') this.stands = undefined;
+      // After a bus outage a change of stands may have been lost: rebuilt on next use all the same.
+      if (m.type === 'bus-resumed' || (m.type === 'registry-changed' && m.collection === 'stands')) {
+        this.stands = undefined;
+      }
     });
   }
 

@@ -24,7 +24,7 @@ function boxAreaDeg2(box: readonly [number, number, number, number]): number {
  * `nearM` metres, else the smallest registered zone containing the point. Answered by the rule
  * engine's own registry (the registry history as the live rules load it, with its KD-tree and
  * R-trees), so "at stand X" means what it means to the rules: the same containment and margins.
- * Built on first use and again after a `registry-changed` for stops, stands or zones.
+ * Built on first use and again after a `registry-changed` for stops, stands or zones, or a `bus-resumed`.
  */
 export class RegistryPlaces {
   private registry: Promise<InMemoryRegistry> | undefined;
@@ -32,7 +32,10 @@ export class RegistryPlaces {
 
   constructor(private readonly deps: { db: Database; bus: Bus; log: Logger; nearM: number }) {
     this.unsubscribe = deps.bus.subscribe((m) => {
-      if (m.type === 'registry-changed' && placeCollections.has(m.collection)) this.registry = undefined;
+      // After a bus outage a change of places may have been lost: rebuilt on next use all the same.
+      if (m.type === 'bus-resumed' || (m.type === 'registry-changed' && placeCollections.has(m.collection))) {
+        this.registry = undefined;
+      }
     });
   }
 

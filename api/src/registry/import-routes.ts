@@ -1,4 +1,4 @@
-import { AppError, type Bus, principalOf } from '@vigia/core';
+import { AppError, type Bus, principalOf, publishOrLog } from '@vigia/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { writers } from './access.js';
@@ -65,7 +65,7 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
           const text = upload.format === 'zip' ? stopsTxtFromZip(upload.chunks(), limits) : upload.chunks();
           const { records, lines, skipped } = await stopsFromGtfs(text, source, limits);
           const rows = await withLines(() => deps.stops.upsert(principal, records), lines);
-          await deps.bus.publish({ type: 'registry-changed', collection: 'stops' });
+          await announce(deps, req, 'stops');
           return reply.code(201).send({ imported: rows.length, skipped });
         } finally {
           upload.discardRest();
@@ -88,7 +88,7 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
           const pack = (req.query as { pack?: unknown }).pack;
           const records = recordsFromFeatures(req.body, typeof pack === 'string' ? { pack } : {}, limits);
           const rows = await target.upsert(principal, records);
-          await deps.bus.publish({ type: 'registry-changed', collection: target.spec.name });
+          await announce(deps, req, target.spec.name);
           return reply.code(201).send({ imported: rows.length, items: rows });
         }),
       );
@@ -110,13 +110,20 @@ export function registerImportRoutes(app: FastifyInstance, deps: ImportDeps): vo
             () => deps.vehicles.create(principal, records),
             records.map((_, i) => i + 2),
           );
-          await deps.bus.publish({ type: 'registry-changed', collection: 'vehicles' });
+          await announce(deps, req, 'vehicles');
           return reply.code(201).send({ imported: rows.length, items: rows.map(deps.presentVehicle) });
         } finally {
           upload.discardRest();
         }
       }),
     );
+  });
+}
+
+/** The import is stored: its answer does not depend on the bus (registry-routes.ts). */
+function announce(deps: ImportDeps, req: FastifyRequest, collection: string): Promise<void> {
+  return publishOrLog(deps.bus, req.log, { type: 'registry-changed', collection }, 'registry change not published', {
+    collection,
   });
 }
 

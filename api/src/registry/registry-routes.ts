@@ -1,6 +1,6 @@
-import { type Bus, principalOf, type TokenResolver, withQuery } from '@vigia/core';
+import { type Bus, principalOf, publishOrLog, type TokenResolver, withQuery } from '@vigia/core';
 import type { Database } from '@vigia/db';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { readers, writers } from './access.js';
 import { type CollectionSpec, CollectionStore, listQuerySchemaOf, type Row } from './collection.js';
@@ -33,8 +33,8 @@ export interface RegistryDeps {
 interface Hooks {
   extra?: { select: string; join: string };
   present?(row: Row): Row;
-  /** After a create, patch, retire or token rotation. */
-  changed?(rows: Row[]): Promise<void>;
+  /** After a create, patch, retire or token rotation (committed): never rejects, like `publishOrLog`. */
+  changed?(rows: Row[], req: FastifyRequest): Promise<void>;
 }
 
 function registerCollection<S extends z.ZodObject>(
@@ -45,10 +45,19 @@ function registerCollection<S extends z.ZodObject>(
 ): void {
   const base = `/v1/${store.spec.name}`;
   const present = hooks.present ?? ((r: Row) => r);
-  // Every change reaches the rule engines (they judge against the registry); some collections add more.
-  const changed = async (rows: Row[]) => {
-    await hooks.changed?.(rows);
-    await deps.bus.publish({ type: 'registry-changed', collection: store.spec.name });
+  // Every change reaches the rule engines (they judge against the registry); some collections add
+  // more. Announced once committed, and the answer does not depend on it: a write answered 500
+  // after it was stored would be retried and duplicated. A process that misses the message
+  // reloads when its bus resumes.
+  const changed = async (rows: Row[], req: FastifyRequest) => {
+    await hooks.changed?.(rows, req);
+    await publishOrLog(
+      deps.bus,
+      req.log,
+      { type: 'registry-changed', collection: store.spec.name },
+      'registry change not published',
+      { collection: store.spec.name },
+    );
   };
   const idParam = (params: unknown) => (params as { id: string }).id;
   const read = { config: { access: readers(store.spec.access) } };
@@ -70,7 +79,7 @@ function registerCollection<S extends z.ZodObject>(
   app.post(base, write, async (req, reply) => {
     const principal = principalOf(req);
     const { rows, tokens } = await store.create(principal, req.body);
-    await changed(rows);
+    await changed(rows, req);
     const out = rows.map((row, i) => (tokens[i] ? { ...present(row), token: tokens[i] } : present(row)));
     return reply.code(201).send(Array.isArray(req.body) ? out : out[0]);
   });
@@ -78,14 +87,14 @@ function registerCollection<S extends z.ZodObject>(
   app.patch(`${base}/:id`, write, async (req) => {
     const principal = principalOf(req);
     const { before, after } = await store.patch(principal, idParam(req.params), req.body);
-    await changed([before, after]);
+    await changed([before, after], req);
     return present(after);
   });
 
   app.delete(`${base}/:id`, write, async (req) => {
     const principal = principalOf(req);
     const row = await store.retire(principal, idParam(req.params));
-    await changed([row]);
+    await changed([row], req);
     return present(row);
   });
 
@@ -93,7 +102,7 @@ function registerCollection<S extends z.ZodObject>(
     app.post(`${base}/:id/token`, write, async (req) => {
       const principal = principalOf(req);
       const { row, token } = await store.rotateToken(principal, idParam(req.params));
-      await changed([row]);
+      await changed([row], req);
       return { ...present(row), token };
     });
   }
@@ -110,9 +119,11 @@ export async function registerRegistryRoutes(app: FastifyInstance, deps: Registr
   registerCollection(app, store(usersSpec), deps);
   // Ingest caches devices by identifier: every change is announced so no process keeps a stale one.
   registerCollection(app, store(devicesSpec), deps, {
-    async changed(rows) {
+    async changed(rows, req) {
       const identifiers = [...new Set(rows.map((r) => r.identifier).filter((i): i is string => typeof i === 'string'))];
-      await deps.bus.publish({ type: 'device-changed', identifiers });
+      await publishOrLog(deps.bus, req.log, { type: 'device-changed', identifiers }, 'device change not published', {
+        identifiers,
+      });
     },
   });
 

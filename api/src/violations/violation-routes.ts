@@ -4,6 +4,7 @@ import {
   type LiveViolation,
   liveViolationSchema,
   principalOf,
+  publishOrLog,
   type TokenResolver,
   withQuery,
 } from '@vigia/core';
@@ -66,9 +67,12 @@ export async function registerViolationRoutes(
     const principal = principalOf(req);
     const id = violationIdSchema.parse((req.params as { id: string }).id);
     const reviewed = await store.review(principal, id, reviewSchema.parse(req.body));
-    await deps.bus
-      .publish({ type: 'violation', violations: [toLiveViolation(reviewed)] })
-      .catch((err: unknown) => req.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'review not pushed live'));
+    await publishOrLog(
+      deps.bus,
+      req.log,
+      { type: 'violation', violations: [toLiveViolation(reviewed)] },
+      'review not pushed live',
+    );
     return reviewed;
   });
 

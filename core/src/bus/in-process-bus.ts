@@ -1,6 +1,7 @@
 import type { BusMessage } from '../live.js';
 import type { Bus, BusHandler } from './bus.js';
 
+/** The embedded mode's bus: it cannot disconnect nor lose a message, so it never sends `bus-resumed`. */
 export class InProcessBus implements Bus {
   private readonly handlers = new Set<BusHandler>();
 

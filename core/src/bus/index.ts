@@ -3,7 +3,7 @@ import type { Bus } from './bus.js';
 import { InProcessBus } from './in-process-bus.js';
 import { RedisBus } from './redis-bus.js';
 
-export type { Bus, BusHandler } from './bus.js';
+export { type Bus, type BusEvent, type BusHandler, type BusResumed, publishOrLog } from './bus.js';
 export { InProcessBus } from './in-process-bus.js';
 export { RedisBus } from './redis-bus.js';
 

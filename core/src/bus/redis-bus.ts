@@ -1,13 +1,20 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { type BusMessage, busMessageSchema } from '../live.js';
-import type { Bus, BusHandler } from './bus.js';
+import type { Bus, BusEvent, BusHandler } from './bus.js';
 
-/** Redis pub/sub needs a connection of its own for subscribing. */
+/**
+ * Redis pub/sub needs a connection of its own for subscribing. Messages published while that
+ * connection is down are lost (Redis pub/sub keeps nothing), so once it is ready and subscribed
+ * again after a disconnection the handlers hear `bus-resumed` (bus.ts) and reload what they cache.
+ */
 export class RedisBus implements Bus {
   private readonly pub: Redis;
   private sub: Redis | undefined;
   private readonly handlers = new Set<BusHandler>();
+  /** The subscriber connection closed (or never opened) since the handlers last heard everything. */
+  private interrupted = false;
+  private closed = false;
 
   private readonly channel: string;
 
@@ -41,19 +48,52 @@ export class RedisBus implements Bus {
     const sub = new Redis(this.url, { ...this.reconnect, maxRetriesPerRequest: null });
     this.sub = sub;
     sub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis subscriber error'));
+    // A failed first connection closes too: a subscription made while Redis is away also missed
+    // what was published between the subscriber's own start (it loaded its state) and Redis' return.
+    sub.on('close', () => {
+      this.interrupted = true;
+    });
+    sub.on('ready', () => {
+      if (!this.interrupted) return;
+      this.interrupted = false;
+      // ioredis queued its own re-subscription before 'ready' was emitted; this SUBSCRIBE answers
+      // after it, so once it does, nothing published from now on is missed, and what the
+      // handlers reload on `bus-resumed` cannot be older than the next message they hear.
+      sub.subscribe(this.channel).then(
+        () => {
+          if (this.closed) return;
+          this.log.info({ code: 'BUS_RESUMED' }, 'bus connected again: subscribers reload what they cache');
+          this.deliver({ type: 'bus-resumed' });
+        },
+        (err: unknown) => this.log.warn({ err, code: 'REDIS_SUBSCRIBE_FAILED' }, 'bus not resubscribed'),
+      );
+    });
     sub
       .subscribe(this.channel)
       .catch((err: unknown) => this.log.error({ err, code: 'REDIS_SUBSCRIBE_FAILED' }, 'cannot subscribe to the bus'));
     sub.on('message', (_channel: string, raw: string) => {
       let message: BusMessage;
       try {
+        // `bus-resumed` is not in the schema: a remote process cannot send it (bus.ts).
         message = busMessageSchema.parse(JSON.parse(raw));
       } catch (err) {
         this.log.warn({ err, code: 'BUS_BAD_MESSAGE' }, 'dropped a malformed bus message');
         return;
       }
-      for (const handler of this.handlers) handler(message);
+      this.deliver(message);
     });
+  }
+
+  private deliver(event: BusEvent): void {
+    for (const handler of this.handlers) {
+      // One subscriber's bug must not keep the others from hearing it (nor end the process from
+      // inside ioredis' event emitter).
+      try {
+        handler(event);
+      } catch (err) {
+        this.log.error({ err, code: 'BUS_HANDLER_FAILED', type: event.type }, 'a bus subscriber failed');
+      }
+    }
   }
 
   async ping(): Promise<boolean> {
@@ -66,6 +106,7 @@ export class RedisBus implements Bus {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.handlers.clear();
     this.sub?.disconnect();
     if (this.pub.status === 'ready') await this.pub.quit().catch(() => this.pub.disconnect());

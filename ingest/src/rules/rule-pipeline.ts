@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Bus, Pack, Telemetry } from '@vigia/core';
+import { type Bus, type Pack, publishOrLog, type Telemetry } from '@vigia/core';
 import type { Database, Queryable } from '@vigia/db';
 import {
   CheckpointError,
@@ -78,7 +78,8 @@ export class RulePipeline {
     },
   ) {
     this.unsubscribe = deps.bus.subscribe((m) => {
-      if (m.type === 'registry-changed') this.scheduleReload();
+      // After a bus outage a registry change may have been lost: reload as if one had been announced.
+      if (m.type === 'registry-changed' || m.type === 'bus-resumed') this.scheduleReload();
     });
     // Vehicles that fall silent still have their events finished (e.g. a trip that ends with the
     // device off). Only provisionally: the rules judge in event time (rules/README.md), so a
@@ -336,9 +337,12 @@ export class RulePipeline {
       return stored;
     });
     if (live.length > 0) {
-      await this.deps.bus.publish({ type: 'violation', violations: live }).catch((err: unknown) => {
-        this.deps.log.warn({ err, code: 'BUS_PUBLISH_FAILED' }, 'violations not pushed live');
-      });
+      await publishOrLog(
+        this.deps.bus,
+        this.deps.log,
+        { type: 'violation', violations: live },
+        'violations not pushed live',
+      );
     }
   }
 

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { TEST_REDIS_URL } from '@vigia/db/testing';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
+import { api, nextPlate, startTestSystem, type TestSystem, waitFor } from './support.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+/**
+ * Two processes in services mode, A (in this test process) and B (a built API process), on one
+ * PostgreSQL database and one Redis; B reaches Redis through a proxy the test cuts, so B alone
+ * loses the bus, as in a partition or a Redis restart seen late. User lookups are cached for ten
+ * minutes, so nothing but the bus can make B forget a cached user within the test.
+ */
+const CACHE_TTL = '600000';
+/** Reconnections and reloads on a shared two-core machine: generous, never asserted as durations. */
+const PATIENCE_MS = 30_000;
+
+interface LogLine {
+  code?: string;
+  msg?: string;
+  messageType?: string;
+  collection?: string;
+}
+
+describe('registry writes and caches across a Redis outage (services mode)', () => {
+  const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+  let redis: TcpProxy;
+  let a: TestSystem;
+  let b: ChildSystem;
+  let procB: { url: string; adminToken: string };
+
+  beforeAll(async () => {
+    const { hostname, port } = new URL(TEST_REDIS_URL);
+    redis = new TcpProxy(hostname, Number(port));
+    await redis.start();
+    a = await startTestSystem('postgres', {
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      DEVICE_CACHE_TTL_MS: CACHE_TTL,
+    });
+    b = await spawnSystem(ENTRY.api, {
+      DATABASE_URL: a.config.DATABASE_URL ?? '',
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      REDIS_PREFIX: prefix,
+      ADMIN_TOKEN: a.adminToken,
+      DEVICE_CACHE_TTL_MS: CACHE_TTL,
+    });
+    procB = { url: b.url, adminToken: a.adminToken };
+  }, 60_000);
+  afterEach(() => redis.restore());
+  const sockets: Socket[] = [];
+  afterAll(async () => {
+    for (const s of sockets) s.close();
+    b?.child.kill('SIGTERM');
+    await b?.exited;
+    await a?.stop();
+    await redis?.stop();
+  });
+
+  const logsOfB = (): LogLine[] =>
+    b.logs.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as LogLine];
+      } catch {
+        return [];
+      }
+    });
+
+  /** Cuts B from Redis and waits until B itself reports its bus unreachable. */
+  async function cutB(): Promise<void> {
+    redis.cut();
+    await waitFor(
+      'B to report its bus unreachable',
+      async () => {
+        const res = await api<{ checks: { bus?: string } }>(procB, 'GET', '/ready', undefined, null);
+        return res.body.checks.bus === 'unreachable';
+      },
+      PATIENCE_MS,
+    );
+  }
+
+  /** Lets B reach Redis again and waits until B's bus has resumed (its own log says so). */
+  async function restoreB(): Promise<void> {
+    const resumedBefore = logsOfB().filter((l) => l.code === 'BUS_RESUMED').length;
+    redis.restore();
+    await waitFor(
+      'B’s bus to resume',
+      () => logsOfB().filter((l) => l.code === 'BUS_RESUMED').length > resumedBefore,
+      PATIENCE_MS,
+    );
+  }
+
+  it('a write through B while B’s Redis is away answers its normal success, is stored once, and the lost publish is logged', async () => {
+    const operatorId = `op-${randomBytes(3).toString('hex')}`;
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    expect(
+      (
+        await api(a, 'POST', '/v1/operators', {
+          id: operatorId,
+          name: `Operator ${operatorId}`,
+          pack: 'df-taxi',
+          validFrom: since,
+        })
+      ).status,
+    ).toBe(201);
+    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
+      name: `User ${randomBytes(3).toString('hex')}`,
+      role: 'regulator',
+      operatorIds: [],
+    });
+    expect(user.status).toBe(201);
+
+    await cutB();
+    const plate = nextPlate();
+    const created = await api<{ id: string; plate: string }>(procB, 'POST', '/v1/vehicles', {
+      plate,
+      pack: 'df-taxi',
+      serviceType: 'taxi',
+      capacity: 4,
+      manufactureYear: new Date().getFullYear() - 2,
+      operatorId,
+      permitNumber: `P-${operatorId}`,
+      validFrom: since,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.plate).toBe(plate);
+    const retired = await api(procB, 'DELETE', `/v1/users/${user.body.id}`);
+    expect(retired.status).toBe(200);
+
+    const stored = await api<{ items: { id: string }[] }>(a, 'GET', `/v1/vehicles?plate=${plate}`);
+    expect(stored.body.items.map((v) => v.id)).toEqual([created.body.id]);
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(401);
+
+    const failed = await waitFor(
+      'B to log the lost publishes',
+      () => {
+        const lines = logsOfB().filter((l) => l.code === 'BUS_PUBLISH_FAILED');
+        return lines.length >= 2 ? lines : undefined;
+      },
+      PATIENCE_MS,
+    );
+    expect(failed.map((l) => [l.messageType, l.collection])).toEqual(
+      expect.arrayContaining([
+        ['registry-changed', 'vehicles'],
+        ['registry-changed', 'users'],
+      ]),
+    );
+    await restoreB();
+  });
+
+  it('a user retired through A while B’s Redis is away is refused by B, REST and live, once its bus resumes', async () => {
+    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
+      name: `User ${randomBytes(3).toString('hex')}`,
+      role: 'regulator',
+      operatorIds: [],
+    });
+    expect(user.status).toBe(201);
+    // B resolves the token once: from now on B has it in its cache.
+    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+    const live = io(`${b.url}/live`, {
+      auth: { token: user.body.token },
+      transports: ['websocket'],
+      reconnection: false,
+    });
+    sockets.push(live);
+    let disconnected = false;
+    live.on('disconnect', () => {
+      disconnected = true;
+    });
+    await new Promise<void>((resolve, reject) => {
+      live.on('connect', () => resolve());
+      live.on('connect_error', reject);
+    });
+
+    await cutB();
+    expect((await api(a, 'DELETE', `/v1/users/${user.body.id}`)).status).toBe(200);
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(401);
+    // B never heard of it: its cache still admits the user (the message is lost for good).
+    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+
+    expect(live.connected).toBe(true);
+
+    redis.restore();
+    await waitFor(
+      'B to refuse the retired user’s token',
+      async () => (await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status === 401,
+      PATIENCE_MS,
+    );
+    // Its live feed on B ends too: the sessions are re-checked when the bus resumes.
+    await waitFor('B to disconnect the retired user’s socket', () => disconnected, PATIENCE_MS);
+  });
+});
