@@ -11,9 +11,9 @@ import type { ActiveBooking, ActiveStatus, BookingStore } from './booking-store.
  * still a pickup); → `completed` when it is free again.
  *
  * Every API process sees every fleet update and holds the bookings in progress (loaded at start
- * and when the bus resumes after an outage, kept from the bus `booking` messages), so it needs no query per position. Each move is a
- * conditional update (`WHERE status = ANY(from)`): whichever process gets there first moves it and
- * publishes it, the others' updates match nothing.
+ * and when the bus resumes after an outage, kept from the bus `booking` messages), so it needs no
+ * query per position. Each move is a conditional update (`WHERE status = ANY(from)`): whichever
+ * process gets there first moves it and publishes it, the others' updates match nothing.
  *
  * The same updates close an open offer whose taxi stopped being free (it took a passenger at the
  * kerb, went off duty): `withdrawn`, and the booking passes on without waiting for the expiry.

@@ -38,10 +38,10 @@ export interface SocketSessionsOptions {
  * keeps it only as long as its token resolves. When the registry announces a change to users
  * (or what `recheckOn` names), every socket's token is resolved again, bypassing the users'
  * cache: a socket whose token no longer resolves, or that the namespace no longer admits, is
- * disconnected; the others move to the rooms of their current scope. So they are when the bus
- * resumes after an outage (`bus-resumed`: such a change may have been lost). Sockets are also re-checked
- * every `revalidateMs` through the cache, so a lost bus message still ends a session within about
- * two cache lifetimes. The token is kept in this process's memory, never in `socket.data` (which
+ * disconnected; the others move to the rooms of their current scope. The same happens when the
+ * bus resumes after an outage (`bus-resumed`: such a change may have been lost). Sockets are also
+ * re-checked every `revalidateMs` through the cache, so a lost bus message still ends a session
+ * within about two cache lifetimes. The token is kept in this process's memory, never in `socket.data` (which
  * the Redis adapter can ship).
  */
 export class SocketSessions {
