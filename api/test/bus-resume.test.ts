@@ -190,4 +190,29 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     // Its live feed on B ends too: the sessions are re-checked when the bus resumes.
     await waitFor('B to disconnect the retired user’s socket', () => disconnected, PATIENCE_MS);
   });
+
+  it('a user retired through B while only B’s Redis is away is refused by A once B reconnects: B re-publishes what it owed', async () => {
+    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
+      name: `User ${randomBytes(3).toString('hex')}`,
+      role: 'regulator',
+      operatorIds: [],
+    });
+    expect(user.status).toBe(201);
+    // A resolves the token once: from now on A has it in its cache, and A never loses Redis.
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+
+    await cutB();
+    const owedBefore = logsOfB().filter((l) => l.code === 'BUS_OWED_PUBLISHED').length;
+    expect((await api(procB, 'DELETE', `/v1/users/${user.body.id}`)).status).toBe(200);
+    // A never heard of it: the announcement failed in B.
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+
+    redis.restore();
+    await waitFor(
+      'A to refuse the user retired through B',
+      async () => (await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status === 401,
+      PATIENCE_MS,
+    );
+    expect(logsOfB().filter((l) => l.code === 'BUS_OWED_PUBLISHED').length).toBeGreaterThan(owedBefore);
+  });
 });

@@ -7,6 +7,13 @@ import type { Bus, BusEvent, BusHandler } from './bus.js';
  * Redis pub/sub needs a connection of its own for subscribing. Messages published while that
  * connection is down are lost (Redis pub/sub keeps nothing), so once it is ready and subscribed
  * again after a disconnection the handlers hear `bus-resumed` (bus.ts) and reload what they cache.
+ *
+ * That covers the processes that were cut off. The others, if only this process lost Redis, never
+ * disconnected and would keep what the lost messages invalidated (a retired user's token, say,
+ * until its cache lifetime ends). So an invalidation this process failed to publish
+ * (`registry-changed`, `device-changed`: `owedWhenLost`) is owed, and published again once the
+ * publisher is connected again. Live data (fleet, violations, bookings) is not: a newer update
+ * replaces it, and it is in the database for whoever reloads.
  */
 export class RedisBus implements Bus {
   private readonly pub: Redis;
@@ -15,6 +22,8 @@ export class RedisBus implements Bus {
   /** The subscriber connection closed (or never opened) since the handlers last heard everything. */
   private interrupted = false;
   private closed = false;
+  /** Invalidations whose publish failed, as sent (JSON, so a repeated one is owed once): re-published on reconnection. */
+  private readonly owed = new Set<string>();
 
   private readonly channel: string;
 
@@ -30,10 +39,48 @@ export class RedisBus implements Bus {
     // piling up in memory; the database, not the bus, is the record.
     this.pub = new Redis(url, { ...reconnect, maxRetriesPerRequest: 2, enableOfflineQueue: false });
     this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
+    this.pub.on('ready', () => {
+      if (this.owed.size > 0) void this.publishOwed();
+    });
   }
 
   async publish(message: BusMessage): Promise<void> {
-    await this.pub.publish(this.channel, JSON.stringify(message));
+    const raw = JSON.stringify(message);
+    try {
+      await this.pub.publish(this.channel, raw);
+    } catch (err) {
+      if (owedWhenLost(message)) this.owe(raw);
+      throw err;
+    }
+  }
+
+  private owe(raw: string): void {
+    if (this.owed.size >= MAX_OWED && !this.owed.has(raw)) {
+      this.log.error(
+        { code: 'BUS_OWED_DROPPED', max: MAX_OWED },
+        'too many invalidations owed while Redis is away: this one is not re-published',
+      );
+      return;
+    }
+    this.owed.add(raw);
+  }
+
+  /** Publishes what failed while Redis was away, oldest first; what fails again stays owed. */
+  private async publishOwed(): Promise<void> {
+    const pending = [...this.owed];
+    let sent = 0;
+    for (const raw of pending) {
+      if (this.closed) return;
+      try {
+        await this.pub.publish(this.channel, raw);
+        this.owed.delete(raw);
+        sent++;
+      } catch (err) {
+        this.log.warn({ err, code: 'BUS_OWED_FAILED', owed: this.owed.size }, 'owed invalidations not published yet');
+        return;
+      }
+    }
+    this.log.info({ code: 'BUS_OWED_PUBLISHED', sent }, 'invalidations that failed while Redis was away published');
   }
 
   subscribe(handler: BusHandler): () => void {
@@ -112,4 +159,16 @@ export class RedisBus implements Bus {
     if (this.pub.status === 'ready') await this.pub.quit().catch(() => this.pub.disconnect());
     else this.pub.disconnect();
   }
+}
+
+/**
+ * At most this many distinct invalidations are kept owed: registry writes come from people and
+ * imports (one message per import), so an outage that exceeds it is logged rather than held in
+ * memory without bound.
+ */
+const MAX_OWED = 1_000;
+
+/** Messages that invalidate other processes' caches: lost, they would leave those caches stale. */
+function owedWhenLost(message: BusMessage): boolean {
+  return message.type === 'registry-changed' || message.type === 'device-changed';
 }
