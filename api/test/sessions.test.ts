@@ -6,15 +6,17 @@ import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
 import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
- * Issue 8, finding 6: a retired user, or a user whose token was rotated, loses its live feed at
- * once and is refused by REST at once, although user lookups are cached for a minute here
- * (DEVICE_CACHE_TTL_MS=60000): the registry's bus message drops the cache and re-checks sockets.
+ * Issue 8, finding 6: a retired user, or a user whose token was rotated, loses its live feed and
+ * is refused by REST at once, although user lookups are cached for ten minutes here
+ * (DEVICE_CACHE_TTL_MS): the registry's bus message drops the cache and re-checks sockets. "At
+ * once" is shown by the cache, not by a stopwatch: within the tests' waits (seconds) only the bus
+ * can end a session that the cache would keep for ten minutes.
  */
-const CACHE_TTL = '60000';
+const CACHE_TTL = '600000';
 
 interface Live {
   socket: Socket;
-  disconnectedAt(): number | undefined;
+  disconnected(): boolean;
   reason(): string | undefined;
 }
 
@@ -23,14 +25,14 @@ const sockets: Socket[] = [];
 function connect(url: string, token: string): Promise<Live> {
   const socket = io(`${url}/live`, { auth: { token }, transports: ['websocket'], reconnection: false });
   sockets.push(socket);
-  let at: number | undefined;
+  let gone = false;
   let why: string | undefined;
   socket.on('disconnect', (reason) => {
-    at = Date.now();
+    gone = true;
     why = reason;
   });
   return new Promise((resolve, reject) => {
-    socket.on('connect', () => resolve({ socket, disconnectedAt: () => at, reason: () => why }));
+    socket.on('connect', () => resolve({ socket, disconnected: () => gone, reason: () => why }));
     socket.on('connect_error', reject);
   });
 }
@@ -49,14 +51,12 @@ async function createUser(
   return res.body;
 }
 
-/** Polls a REST read with `token` until it is refused; returns how long that took. */
-async function msUntilRefused(sys: { url: string; adminToken: string }, token: string): Promise<number> {
-  const start = Date.now();
+/** Polls a REST read with `token` until it is refused (well before the cache would let it go). */
+async function untilRefused(sys: { url: string; adminToken: string }, token: string): Promise<void> {
   await waitFor('the token refused', async () => {
     const res = await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, token);
     return res.status === 401 ? true : undefined;
   });
-  return Date.now() - start;
 }
 
 afterAll(() => {
@@ -83,14 +83,12 @@ describe('sessions end with the user (in-process bus)', () => {
     const b = await connect(sys.url, doomed.token);
     const other = await connect(sys.url, bystander.token);
 
-    const retiredAt = Date.now();
     expect((await api(sys, 'DELETE', `/v1/users/${doomed.id}`)).status).toBe(200);
     for (const live of [a, b]) {
-      const at = await waitFor('the socket disconnected', () => live.disconnectedAt());
-      expect(at - retiredAt).toBeLessThan(2000);
+      await waitFor('the socket disconnected', () => live.disconnected());
       expect(live.reason()).toBe('io server disconnect');
     }
-    expect(await msUntilRefused(sys, doomed.token)).toBeLessThan(2000);
+    await untilRefused(sys, doomed.token);
     // And it cannot come back.
     await expect(connect(sys.url, doomed.token)).rejects.toThrow(/INVALID_TOKEN/);
     expect(other.socket.connected).toBe(true);
@@ -105,8 +103,8 @@ describe('sessions end with the user (in-process bus)', () => {
 
     const rotated = await api<{ token: string }>(sys, 'POST', `/v1/users/${user.id}/token`);
     expect(rotated.status).toBe(200);
-    await waitFor('the socket disconnected', () => live.disconnectedAt());
-    expect(await msUntilRefused(sys, oldToken)).toBeLessThan(2000);
+    await waitFor('the socket disconnected', () => live.disconnected());
+    await untilRefused(sys, oldToken);
 
     expect((await api(sys, 'GET', '/v1/vehicles?limit=1', undefined, rotated.body.token)).status).toBe(200);
     const again = await connect(sys.url, rotated.body.token);
@@ -146,12 +144,8 @@ describe('sessions end with the user in every API process (Redis bus)', () => {
     const onB = await connect(b.url, user.token);
     const onA = await connect(a.url, user.token);
 
-    const retiredAt = Date.now();
     expect((await api(a, 'DELETE', `/v1/users/${user.id}`)).status).toBe(200);
-    for (const live of [onA, onB]) {
-      const at = await waitFor('the socket disconnected', () => live.disconnectedAt());
-      expect(at - retiredAt).toBeLessThan(2000);
-    }
-    expect(await msUntilRefused(procB, user.token)).toBeLessThan(2000);
+    for (const live of [onA, onB]) await waitFor('the socket disconnected', () => live.disconnected());
+    await untilRefused(procB, user.token);
   });
 });
