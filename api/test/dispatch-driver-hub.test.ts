@@ -248,11 +248,9 @@ describe('Socket.IO /driver', () => {
     const kept = await connect(sys.url, { token: second.body.token });
     try {
       await waitFor('hello', find(doomed, 'hello'));
-      const retiredAt = Date.now();
       expect((await api(sys, 'DELETE', `/v1/devices/${taxi.deviceId}`)).status).toBe(200);
-      // DEVICE_CACHE_TTL_MS is a minute here: only the bus's device-changed can be this quick.
+      // DEVICE_CACHE_TTL_MS is a minute here: within this wait only the bus's device-changed can do it.
       expect(await waitFor('disconnect', doomed.disconnectReason, 5_000)).toBe('io server disconnect');
-      expect(Date.now() - retiredAt).toBeLessThan(3_000);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(kept.socket.connected).toBe(true);
       expect(await refusal(sys.url, { token: taxi.token })).toBe('INVALID_TOKEN');
