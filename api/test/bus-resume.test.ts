@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
-import { api, nextPlate, startTestSystem, type TestSystem, waitFor } from './support.js';
+import { type ProcessPair, startProcessPair } from './process-pair.js';
+import type { ChildSystem } from './processes.js';
+import { api, nextPlate, type TestSystem, waitFor } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 /**
@@ -24,8 +25,8 @@ interface LogLine {
 }
 
 describe('registry writes and caches across a Redis outage (services mode)', () => {
-  const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
   let redis: TcpProxy;
+  let pair: ProcessPair;
   let a: TestSystem;
   let b: ChildSystem;
   let procB: { url: string; adminToken: string };
@@ -34,29 +35,30 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     const { hostname, port } = new URL(TEST_REDIS_URL);
     redis = new TcpProxy(hostname, Number(port));
     await redis.start();
-    a = await startTestSystem('postgres', {
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: prefix,
-      DEVICE_CACHE_TTL_MS: CACHE_TTL,
+    pair = await startProcessPair({
+      shared: { DEVICE_CACHE_TTL_MS: CACHE_TTL },
+      redisUrlForB: `redis://127.0.0.1:${redis.port}`,
     });
-    b = await spawnSystem(ENTRY.api, {
-      DATABASE_URL: a.config.DATABASE_URL ?? '',
-      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-      REDIS_PREFIX: prefix,
-      ADMIN_TOKEN: a.adminToken,
-      DEVICE_CACHE_TTL_MS: CACHE_TTL,
-    });
-    procB = { url: b.url, adminToken: a.adminToken };
+    ({ a, b, procB } = pair);
   }, 60_000);
   afterEach(() => redis.restore());
   const sockets: Socket[] = [];
   afterAll(async () => {
     for (const s of sockets) s.close();
-    b?.child.kill('SIGTERM');
-    await b?.exited;
-    await a?.stop();
+    await pair?.stop();
     await redis?.stop();
   });
+
+  /** A new regulator, who may read the registry with the token it is given. */
+  async function newRegulator(): Promise<{ id: string; token: string }> {
+    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
+      name: `User ${randomBytes(3).toString('hex')}`,
+      role: 'regulator',
+      operatorIds: [],
+    });
+    expect(user.status).toBe(201);
+    return user.body;
+  }
 
   const logsOfB = (): LogLine[] =>
     b.logs.flatMap((line) => {
@@ -104,12 +106,7 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
         })
       ).status,
     ).toBe(201);
-    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
-      name: `User ${randomBytes(3).toString('hex')}`,
-      role: 'regulator',
-      operatorIds: [],
-    });
-    expect(user.status).toBe(201);
+    const user = await newRegulator();
 
     await cutB();
     const plate = nextPlate();
@@ -125,12 +122,12 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     });
     expect(created.status).toBe(201);
     expect(created.body.plate).toBe(plate);
-    const retired = await api(procB, 'DELETE', `/v1/users/${user.body.id}`);
+    const retired = await api(procB, 'DELETE', `/v1/users/${user.id}`);
     expect(retired.status).toBe(200);
 
     const stored = await api<{ items: { id: string }[] }>(a, 'GET', `/v1/vehicles?plate=${plate}`);
     expect(stored.body.items.map((v) => v.id)).toEqual([created.body.id]);
-    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(401);
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(401);
 
     const failed = await waitFor(
       'B to log the lost publishes',
@@ -150,16 +147,11 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
   });
 
   it('a user retired through A while B’s Redis is away is refused by B, REST and live, once its bus resumes', async () => {
-    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
-      name: `User ${randomBytes(3).toString('hex')}`,
-      role: 'regulator',
-      operatorIds: [],
-    });
-    expect(user.status).toBe(201);
+    const user = await newRegulator();
     // B resolves the token once: from now on B has it in its cache.
-    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(200);
     const live = io(`${b.url}/live`, {
-      auth: { token: user.body.token },
+      auth: { token: user.token },
       transports: ['websocket'],
       reconnection: false,
     });
@@ -174,17 +166,17 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     });
 
     await cutB();
-    expect((await api(a, 'DELETE', `/v1/users/${user.body.id}`)).status).toBe(200);
-    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(401);
+    expect((await api(a, 'DELETE', `/v1/users/${user.id}`)).status).toBe(200);
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(401);
     // B never heard of it: its cache still admits the user (the message is lost for good).
-    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+    expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(200);
 
     expect(live.connected).toBe(true);
 
     redis.restore();
     await waitFor(
       'B to refuse the retired user’s token',
-      async () => (await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status === 401,
+      async () => (await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status === 401,
       PATIENCE_MS,
     );
     // Its live feed on B ends too: the sessions are re-checked when the bus resumes.
@@ -192,25 +184,20 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
   });
 
   it('a user retired through B while only B’s Redis is away is refused by A once B reconnects: B re-publishes what it owed', async () => {
-    const user = await api<{ id: string; token: string }>(a, 'POST', '/v1/users', {
-      name: `User ${randomBytes(3).toString('hex')}`,
-      role: 'regulator',
-      operatorIds: [],
-    });
-    expect(user.status).toBe(201);
+    const user = await newRegulator();
     // A resolves the token once: from now on A has it in its cache, and A never loses Redis.
-    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(200);
 
     await cutB();
     const owedBefore = logsOfB().filter((l) => l.code === 'BUS_OWED_PUBLISHED').length;
-    expect((await api(procB, 'DELETE', `/v1/users/${user.body.id}`)).status).toBe(200);
+    expect((await api(procB, 'DELETE', `/v1/users/${user.id}`)).status).toBe(200);
     // A never heard of it: the announcement failed in B.
-    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status).toBe(200);
+    expect((await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(200);
 
     redis.restore();
     await waitFor(
       'A to refuse the user retired through B',
-      async () => (await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.body.token)).status === 401,
+      async () => (await api(a, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status === 401,
       PATIENCE_MS,
     );
     expect(logsOfB().filter((l) => l.code === 'BUS_OWED_PUBLISHED').length).toBeGreaterThan(owedBefore);

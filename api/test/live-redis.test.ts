@@ -1,36 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import type { FleetUpdate } from '@vigia/core';
-import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
-import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
+import { type ProcessPair, startProcessPair } from './process-pair.js';
+import type { ChildSystem } from './processes.js';
+import { api, registerVehicle, type TestSystem, waitFor } from './support.js';
 
 /**
  * Two API processes behind one Redis: telemetry ingested through process A must reach a
  * dashboard client connected to process B (a separate OS process running the built API service).
  */
 describe('live channel across processes through Redis', () => {
-  const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+  let pair: ProcessPair;
   let a: TestSystem;
   let b: ChildSystem;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    a = await startTestSystem('postgres', { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
-    b = await spawnSystem(ENTRY.api, {
-      DATABASE_URL: a.config.DATABASE_URL ?? '',
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: prefix,
-      ADMIN_TOKEN: a.adminToken,
-      LIVE_PUSH_INTERVAL_MS: '500',
-    });
+    pair = await startProcessPair({ b: { LIVE_PUSH_INTERVAL_MS: '500' } });
+    ({ a, b } = pair);
   });
   afterAll(async () => {
     for (const s of sockets) s.close();
-    b?.child.kill('SIGTERM');
-    await b?.exited;
-    await a?.stop();
+    await pair?.stop();
   });
 
   function connect(

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildSystem, ENTRY, spawnSystem } from './processes.js';
+import { type ProcessPair, startProcessPair } from './process-pair.js';
 import { api, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
@@ -113,32 +112,17 @@ describe('sessions end with the user (in-process bus)', () => {
 });
 
 describe('sessions end with the user in every API process (Redis bus)', () => {
-  const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
-  let a: TestSystem;
-  let b: ChildSystem;
+  let pair: ProcessPair;
 
   beforeAll(async () => {
-    a = await startTestSystem('postgres', {
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: prefix,
-      DEVICE_CACHE_TTL_MS: CACHE_TTL,
-    });
-    b = await spawnSystem(ENTRY.api, {
-      DATABASE_URL: a.config.DATABASE_URL ?? '',
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: prefix,
-      ADMIN_TOKEN: a.adminToken,
-      DEVICE_CACHE_TTL_MS: CACHE_TTL,
-    });
+    pair = await startProcessPair({ shared: { DEVICE_CACHE_TTL_MS: CACHE_TTL } });
   });
   afterAll(async () => {
-    b?.child.kill('SIGTERM');
-    await b?.exited;
-    await a?.stop();
+    await pair?.stop();
   });
 
   it('a user retired through process A loses its feed and its REST access on process B', async () => {
-    const procB = { url: b.url, adminToken: a.adminToken };
+    const { a, b, procB } = pair;
     const user = await createUser(a, 'regulator');
     expect((await api(procB, 'GET', '/v1/vehicles?limit=1', undefined, user.token)).status).toBe(200);
     const onB = await connect(b.url, user.token);
