@@ -120,8 +120,12 @@ export async function booking(sys: Sys, id: string, token = sys.adminToken): Pro
   return res.body;
 }
 
-/** Waits until the booking satisfies `test`, and returns it. */
-export function bookingWhen(sys: Sys, id: string, what: string, test: (b: Booking) => boolean, timeoutMs = 15_000) {
+/**
+ * Waits until the booking satisfies `test`, and returns it. The default wait is generous: offers
+ * move on dispatch rounds, which a machine whose two cores are shared with other work may delay.
+ * It is a wait, never a speed bound.
+ */
+export function bookingWhen(sys: Sys, id: string, what: string, test: (b: Booking) => boolean, timeoutMs = 30_000) {
   return waitFor(
     what,
     async () => {

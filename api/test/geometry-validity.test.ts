@@ -98,7 +98,10 @@ describe('areaProblem', () => {
     );
   });
 
-  it('a large valid ring (40 000 positions) is checked in well under a second', () => {
+  // A complexity guard, not a speed target: a check of every pair of its 40 000 segments (8 × 10⁸
+  // pairs) takes far longer than the bound, while the sweep takes about 0.1 s on a quiet machine
+  // and 1.2–1.4 s was seen with the machine's two cores shared by three busy processes.
+  it('a large valid ring (40 000 positions) is checked without comparing every pair of segments', () => {
     const n = 40_000;
     const ring = closed(
       ...Array.from({ length: n }, (_, k): P => {
@@ -108,6 +111,6 @@ describe('areaProblem', () => {
     );
     const t0 = performance.now();
     expect(areaProblem(polygon(ring))).toBeNull();
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(performance.now() - t0).toBeLessThan(5000);
   });
 });

@@ -226,7 +226,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     expect(await page.locator('.field-list').isHidden()).toBe(true);
     expect(await page.locator('.field-controls').isHidden()).toBe(true);
     // The full record (with its evidence) has arrived once the evidence summary counts samples.
-    await expect.poll(() => detail.locator('.evidence-summary').textContent()).toContain('Amostras');
+    await expect.poll(() => detail.locator('.evidence-summary').textContent(), patience).toContain('Amostras');
     const text = (await detail.textContent()) ?? '';
     expect(text).toContain(middle.plate);
     expect(await detail.locator('.legal-basis__article').allTextContents()).toEqual(['Art. 45 III', 'Art. 48 III']);
@@ -243,7 +243,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     // Confirm in one tap: the reason comes in a prompt.
     page.once('dialog', (dialog) => void dialog.accept('Bandeira II em dia útil às 14 h'));
     await page.locator('.field-actions button[data-decision="confirm"]').click();
-    await expect.poll(() => page.locator('.field-message').textContent()).toBe('Confirmar: registrado.');
+    await expect.poll(() => page.locator('.field-message').textContent(), patience).toBe('Confirmar: registrado.');
     const onServer = await api<{ status: string; reviews: Array<{ reason: string }> }>(
       sys,
       'GET',
@@ -264,7 +264,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
         context.waitForEvent('page'),
         page.locator('.field-actions [data-action="notice"]').click(),
       ]);
-      await expect.poll(() => tab.url()).toMatch(/^blob:/);
+      await expect.poll(() => tab.url(), patience).toMatch(/^blob:/);
       await tab.close();
     } else {
       await page.locator('.field-actions [data-action="notice"]').click();
@@ -274,7 +274,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     }
 
     await page.locator('.detail-back').click();
-    await expect.poll(rowIds).toEqual([ids.near, ids.middle, ids.far]);
+    await expect.poll(rowIds, patience).toEqual([ids.near, ids.middle, ids.far]);
     expect(await page.locator(`.field-row[data-violation-id="${ids.middle}"] .field-row__status`).textContent()).toBe(
       'Confirmada',
     );
@@ -283,7 +283,9 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
 
   it('announces a violation raised in the area live, with a banner, a chime and a notification', async () => {
     await page.locator('[data-action="alerts"]').click();
-    await expect.poll(() => page.locator('[data-action="alerts"]').getAttribute('data-state')).toBe('granted');
+    await expect
+      .poll(() => page.locator('[data-action="alerts"]').getAttribute('data-state'), patience)
+      .toBe('granted');
 
     // One far away (São Paulo) first: not the agent's area, so no banner for it.
     const [elsewhere] = await store([event(paulista, 'sp-2', { lat: -23.55, lon: -46.63 }, 0)]);
@@ -310,7 +312,7 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
         body: `A 800 m (S): ${arriving.plate} — Bandeira II fora das condições permitidas`,
       },
     ]);
-    await expect.poll(rowIds).toEqual([ids.near, raised.id, ids.middle, ids.far]);
+    await expect.poll(rowIds, patience).toEqual([ids.near, raised.id, ids.middle, ids.far]);
     await waitForIdleMap(page);
     await screenshot('field-arrival');
 
@@ -323,7 +325,9 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
   it('takes a city or a tapped point instead of the GPS fix', async () => {
     await page.locator('.detail-back').click();
     await page.locator('[data-city="belem"]').click();
-    await expect.poll(() => page.locator('.field-heading').textContent()).toBe('Nenhuma infração aberta a até 5 km.');
+    await expect
+      .poll(() => page.locator('.field-heading').textContent(), patience)
+      .toBe('Nenhuma infração aberta a até 5 km.');
     expect(await page.locator('.field-status').textContent()).toBe('Centro de Belém');
 
     // Back to Brasília by tapping the map right on the taxi 1.5 km east: its violation is now the nearest.
@@ -341,8 +345,8 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     const box = await page.locator('#map').boundingBox();
     if (!point || !box) throw new Error('the map is not on the page');
     await page.mouse.click(box.x + point.x, box.y + point.y);
-    await expect.poll(() => page.locator('.field-status').textContent()).toBe('Ponto escolhido no mapa');
-    await expect.poll(async () => (await rowIds())[0]).toBe(ids.middle);
+    await expect.poll(() => page.locator('.field-status').textContent(), patience).toBe('Ponto escolhido no mapa');
+    await expect.poll(async () => (await rowIds())[0], patience).toBe(ids.middle);
     const metres = Number(await page.locator('.field-row__distance').first().getAttribute('data-metres'));
     // A tap is as good as a finger: within 150 m of the taxi at this zoom.
     expect(metres).toBeLessThan(150);
@@ -365,3 +369,6 @@ describe.skipIf(!hasChromium)('field view at 360 × 740', () => {
     expect(commonest / (image.width * image.height)).toBeLessThan(0.8);
   }
 });
+
+/** How long a poll waits for the page or the server: a UI wait on a shared machine, never a speed bound. */
+const patience = { timeout: 15_000 };
