@@ -1,6 +1,6 @@
 import { type Map as MapLibreMap, MercatorCoordinate, type PointLike } from 'maplibre-gl';
 import type { FleetStore } from './fleet-store.js';
-import { type Cluster, clusterOptions, clusterVehicles, expansionZoom } from './vehicle-clusters.js';
+import { type Cluster, ClusterWorkspace, clusterOptions, clusterVehicles, expansionZoom } from './vehicle-clusters.js';
 import { digitAdvancePx, digitHalfHeightPx, instanceWords, packColour, shapeKind, VehicleGl } from './vehicle-gl.js';
 import { statusStyles, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 import { violationColors } from './violation-style.js';
@@ -88,8 +88,9 @@ export interface DrawnCluster {
  * again, and that frame and its garbage decided the update's cost (dashboard/README.md, "The map at
  * 20,000 vehicles"). The price is the stacking: the fleet is above every layer of the map.
  * On a redraw after any change the instances are packed in draw order (selection ring, groups,
- * markers by status, violation rings, group counts) and uploaded in one buffer. Clicks are resolved
- * here too: the layer projects what it drew with the frame's own matrix and takes the nearest.
+ * markers by status, violation rings, group counts) and uploaded in one buffer; only those near the
+ * view are packed, and a camera move that leaves that area packs again. Clicks are resolved here
+ * too: the layer projects what it packed with the frame's own matrix and takes the nearest.
  */
 export class VehicleLayer {
   // The fleet, one slot per placed vehicle (swap-removed, so slots 0..count-1 are in use).
@@ -115,12 +116,10 @@ export class VehicleLayer {
   private drawnYs = new Float64Array(0);
   private drawnStatuses = new Uint8Array(0);
   private drawnIds: string[] = [];
-  /**
-   * The slots drawn on their own, in draw order, and each slot's group, -1 drawn on its own, -2
-   * outside what was packed (both reused between packs).
-   */
+  /** The slots drawn on their own, in draw order (reused between packs). */
   private order = new Int32Array(0);
-  private clusterOf: Int32Array = new Int32Array(0);
+  /** Where the grouping keeps its grid and each slot's group between packs. */
+  private readonly clusterWork = new ClusterWorkspace();
   private drawnClusters: Cluster[] = [];
   /** The area whose vehicles and groups were packed; an empty one until the first pack. */
   private packedRect: MercatorRect = { minX: 0, minY: 0, maxX: -1, maxY: -1 };
@@ -369,9 +368,9 @@ export class VehicleLayer {
     const { xs, ys } = this;
     // Past the grouping zoom `clusterVehicles` only marks every slot as drawn on its own.
     const zoom = Number.isNaN(this.clusterZoom) ? clusterOptions.maxZoom + 1 : this.clusterZoom;
-    const grouped = clusterVehicles(xs, ys, n, zoom, clusterOptions, this.clusterOf);
+    const grouped = clusterVehicles(xs, ys, n, zoom, clusterOptions, this.clusterWork);
+    // Per slot: its group, -1 drawn on its own, and (below) -2 outside the area, not packed.
     const clusterOf = grouped.clusterOf;
-    this.clusterOf = clusterOf;
     const clusters = grouped.clusters.filter(
       (cluster) => cluster.x >= minX && cluster.x <= maxX && cluster.y >= minY && cluster.y <= maxY,
     );
