@@ -72,13 +72,21 @@ export class FleetPanel {
 
   private render(): void {
     const counts = this.store.counts();
-    this.totalValue.textContent = formatNumber(counts.total);
-    this.onlineValue.textContent = formatNumber(counts.online);
+    setText(this.totalValue, formatNumber(counts.total));
+    setText(this.onlineValue, formatNumber(counts.online));
     for (const status of vehicleStatuses) {
       const node = this.statusValues.get(status);
-      if (node) node.textContent = formatNumber(counts.byStatus[status]);
+      if (node) setText(node, formatNumber(counts.byStatus[status]));
     }
   }
+}
+
+/**
+ * Writes a count only when it changed: assigning `textContent` replaces the text node even when
+ * the text is the same, and the browser then restyles and lays out the panel in the next frame.
+ */
+function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 function totalBlock(label: string, value: HTMLElement): HTMLElement {

@@ -123,8 +123,18 @@ export function agoLabel(epochMs: number, nowMs: number): string {
   return m.ago(Math.round(hours / 24), 'd');
 }
 
+/**
+ * The plain number format of the current locale, kept: the fleet panel formats its eight counts
+ * after every live push, and a new `Intl.NumberFormat` each time was the page's costliest function
+ * of its own in a profile of the 20 000-vehicle desk (about 1.5 ms per push).
+ */
+let plainNumber: { locale: string; format: Intl.NumberFormat } | null = null;
+
 export function formatNumber(value: number, options?: Intl.NumberFormatOptions): string {
-  return new Intl.NumberFormat(intlLocale(), options).format(value);
+  if (options !== undefined) return new Intl.NumberFormat(intlLocale(), options).format(value);
+  const locale = intlLocale();
+  if (plainNumber?.locale !== locale) plainNumber = { locale, format: new Intl.NumberFormat(locale) };
+  return plainNumber.format.format(value);
 }
 
 export function formatBrl(amount: number): string {

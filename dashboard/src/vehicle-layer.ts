@@ -1,6 +1,6 @@
 import { type Map as MapLibreMap, MercatorCoordinate, type PointLike } from 'maplibre-gl';
 import type { FleetStore } from './fleet-store.js';
-import { type Cluster, clusterOptions, clusterVehicles, expansionZoom } from './vehicle-clusters.js';
+import { type Cluster, ClusterWorkspace, clusterOptions, clusterVehicles, expansionZoom } from './vehicle-clusters.js';
 import { digitAdvancePx, digitHalfHeightPx, instanceWords, packColour, shapeKind, VehicleGl } from './vehicle-gl.js';
 import { statusStyles, type VehicleStatus, vehicleStatuses } from './vehicle-status.js';
 import { violationColors } from './violation-style.js';
@@ -44,6 +44,27 @@ const statusDimmedColour = vehicleStatuses.map((status) => packColour(statusStyl
 const statusStrokeDimmed = packColour('#ffffff', dimmedOpacity);
 const statusRadius = vehicleStatuses.map((status) => statusStyles[status].radiusPx);
 
+/**
+ * What is packed: the view plus a quarter of it on each side (as the live feed's margin) plus
+ * `packSlackPx`, so a pan or a zoom out does not re-pack at every frame.
+ */
+const packMargin = 0.25;
+const packSlackPx = 64;
+/**
+ * How far past the view's edge a packed instance can still show: the largest is a charter bus's
+ * selection ring at street zoom (8 px × 2.2 × 1.6 plus its stroke, about 31 px); a group is at most
+ * 24 px plus its stroke. Once the view plus this much leaves what was packed, it is packed again.
+ */
+const visibleReachPx = 48;
+
+/** A rectangle in Web Mercator (y grows southwards). */
+interface MercatorRect {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
 /** What the layer drew last, in the page's terms (for `window.vigia` and the tests). */
 export interface DrawnVehicle {
   id: string;
@@ -67,8 +88,9 @@ export interface DrawnCluster {
  * again, and that frame and its garbage decided the update's cost (dashboard/README.md, "The map at
  * 20,000 vehicles"). The price is the stacking: the fleet is above every layer of the map.
  * On a redraw after any change the instances are packed in draw order (selection ring, groups,
- * markers by status, violation rings, group counts) and uploaded in one buffer. Clicks are resolved
- * here too: the layer projects what it drew with the frame's own matrix and takes the nearest.
+ * markers by status, violation rings, group counts) and uploaded in one buffer; only those near the
+ * view are packed, and a camera move that leaves that area packs again. Clicks are resolved here
+ * too: the layer projects what it packed with the frame's own matrix and takes the nearest.
  */
 export class VehicleLayer {
   // The fleet, one slot per placed vehicle (swap-removed, so slots 0..count-1 are in use).
@@ -94,10 +116,13 @@ export class VehicleLayer {
   private drawnYs = new Float64Array(0);
   private drawnStatuses = new Uint8Array(0);
   private drawnIds: string[] = [];
-  /** The slots drawn on their own, in draw order, and each slot's group (both reused between packs). */
+  /** The slots drawn on their own, in draw order (reused between packs). */
   private order = new Int32Array(0);
-  private clusterOf: Int32Array = new Int32Array(0);
+  /** Where the grouping keeps its grid and each slot's group between packs. */
+  private readonly clusterWork = new ClusterWorkspace();
   private drawnClusters: Cluster[] = [];
+  /** The area whose vehicles and groups were packed; an empty one until the first pack. */
+  private packedRect: MercatorRect = { minX: 0, minY: 0, maxX: -1, maxY: -1 };
   private matrix = new Float64Array(16);
   private zoom = 0;
   private widthPx = 0;
@@ -239,10 +264,13 @@ export class VehicleLayer {
       this.clusterZoom = clusterZoom;
       this.dirty = true;
     }
+    // Only what is near the view is packed: a camera move that brings the view (and what can
+    // show at its edge) past that area packs again, as a change does.
+    if (!this.dirty && !within(this.viewRect(0, visibleReachPx), this.packedRect)) this.dirty = true;
     if (this.dirty) {
       this.dirty = false;
       // Packing may replace the buffer with a larger one: count first, then hand it over.
-      const count = this.pack();
+      const count = this.pack(this.viewRect(packMargin, packSlackPx));
       this.gl.upload(this.words, count);
     }
     const centre = MercatorCoordinate.fromLngLat(this.map.getCenter());
@@ -312,19 +340,52 @@ export class VehicleLayer {
     this.statuses = statuses;
   }
 
-  /** Writes the instances in draw order into `words`; returns how many. */
-  private pack(): number {
+  /**
+   * The view in Web Mercator, grown by `fraction` of its size and `px` CSS pixels on each side.
+   * The map neither tilts nor rotates (map-view.ts), so its bounds are the view.
+   */
+  private viewRect(fraction: number, px: number): MercatorRect {
+    const bounds = this.map.getBounds();
+    const minX = (bounds.getWest() + 180) / 360;
+    const maxX = (bounds.getEast() + 180) / 360;
+    const minY = mercatorY(bounds.getNorth());
+    const maxY = mercatorY(bounds.getSouth());
+    const growX = (maxX - minX) * fraction + ((maxX - minX) / Math.max(1, this.widthPx)) * px;
+    const growY = (maxY - minY) * fraction + ((maxY - minY) / Math.max(1, this.heightPx)) * px;
+    return { minX: minX - growX, minY: minY - growY, maxX: maxX + growX, maxY: maxY + growY };
+  }
+
+  /**
+   * Writes the instances in draw order into `words`; returns how many. Only the vehicles and
+   * groups inside `rect` are written: at street zoom the view holds a twentieth of a state's fleet,
+   * and packing, uploading and drawing all of it was most of a redraw. Groups are still made from
+   * the whole fleet, so a group at the edge counts the vehicles beyond it.
+   */
+  private pack(rect: MercatorRect): number {
     const n = this.count;
+    this.packedRect = rect;
+    const { minX, minY, maxX, maxY } = rect;
+    const { xs, ys } = this;
     // Past the grouping zoom `clusterVehicles` only marks every slot as drawn on its own.
     const zoom = Number.isNaN(this.clusterZoom) ? clusterOptions.maxZoom + 1 : this.clusterZoom;
-    const { clusters, clusterOf } = clusterVehicles(this.xs, this.ys, n, zoom, clusterOptions, this.clusterOf);
-    this.clusterOf = clusterOf;
-
+    const grouped = clusterVehicles(xs, ys, n, zoom, clusterOptions, this.clusterWork);
+    // Per slot: its group, -1 drawn on its own, and (below) -2 outside the area, not packed.
+    const clusterOf = grouped.clusterOf;
+    const clusters = grouped.clusters.filter(
+      (cluster) => cluster.x >= minX && cluster.x <= maxX && cluster.y >= minY && cluster.y <= maxY,
+    );
     // Markers by status (later statuses on top): a counting sort of the slots drawn on their own.
+    // A slot outside the area is marked -2 in `clusterOf` (not packed) on the way.
     const perStatus = new Int32Array(vehicleStatuses.length + 1);
     let single = 0;
     for (let i = 0; i < n; i++) {
       if ((clusterOf[i] ?? -1) >= 0) continue;
+      const x = xs[i] ?? 0;
+      const y = ys[i] ?? 0;
+      if (x < minX || x > maxX || y < minY || y > maxY) {
+        clusterOf[i] = -2;
+        continue;
+      }
       const s = this.statuses[i] ?? 0;
       perStatus[s + 1] = (perStatus[s + 1] ?? 0) + 1;
       single++;
@@ -333,7 +394,7 @@ export class VehicleLayer {
     if (this.order.length < single) this.order = new Int32Array(this.xs.length);
     const { order } = this;
     for (let i = 0; i < n; i++) {
-      if ((clusterOf[i] ?? -1) >= 0) continue;
+      if ((clusterOf[i] ?? -1) !== -1) continue;
       const s = this.statuses[i] ?? 0;
       const at = perStatus[s] ?? 0;
       order[at] = i;
@@ -341,11 +402,11 @@ export class VehicleLayer {
     }
 
     const selectedSlot = this.selected === null ? undefined : this.slotOf.get(this.selected);
-    const selected = selectedSlot !== undefined && (clusterOf[selectedSlot] ?? -1) < 0 ? selectedSlot : -1;
+    const selected = selectedSlot !== undefined && (clusterOf[selectedSlot] ?? -1) === -1 ? selectedSlot : -1;
     const markedSlots: number[] = [];
     for (const id of this.marked) {
       const slot = this.slotOf.get(id);
-      if (slot !== undefined && (clusterOf[slot] ?? -1) < 0) markedSlots.push(slot);
+      if (slot !== undefined && (clusterOf[slot] ?? -1) === -1) markedSlots.push(slot);
     }
     const digits = clusters.reduce((sum, cluster) => sum + String(cluster.count).length, 0);
     const total = (selected >= 0 ? 1 : 0) + clusters.length + single + markedSlots.length + digits;
@@ -469,6 +530,11 @@ export class VehicleLayer {
     if (cw <= 0) return null;
     return { x: ((cx / cw + 1) / 2) * this.widthPx, y: ((1 - cy / cw) / 2) * this.heightPx };
   }
+}
+
+/** Whether `inner` lies inside `outer`. */
+function within(inner: MercatorRect, outer: MercatorRect): boolean {
+  return inner.minX >= outer.minX && inner.maxX <= outer.maxX && inner.minY >= outer.minY && inner.maxY <= outer.maxY;
 }
 
 function mercatorY(lat: number): number {

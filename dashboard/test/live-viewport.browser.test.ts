@@ -20,7 +20,8 @@ import {
  * as ingest publishes them, the page gets `fleet-delta` pushes of what it shows; a taxi moving in
  * Belém while the map shows Brasília does not reach it, and is drawn where it is once the map is
  * panned to Belém. The outside refresh is set far longer than the test, so only the pan can
- * have brought it.
+ * have brought it. Panned back, the Brasília taxi is drawn again and answers a click, though no
+ * push carried it (the layer packs only what is near the view, and packs again when the view moves).
  */
 
 if (!hasChromium) console.warn(`live viewport browser test skipped: ${chromiumPath} is not installed`);
@@ -137,5 +138,24 @@ describe.skipIf(!hasChromium)('live viewport in headless Chromium', () => {
     await expect.poll(() => drawn('vp-belem-1'), { timeout: 30_000 }).toBe(true);
     expect(await vehicle('vp-belem-1')).toMatchObject({ lat: -1.42, lon: -48.49 });
     expect(await freeTaxiDrawnAt({ lon: -48.49, lat: -1.42 }, 'viewport-belem')).toBe(true);
+
+    // The layer packs only what is near the view: the Brasília taxi, known to the page but 1 600 km
+    // away, is not drawn now. Back over Brasília it is, brought by the camera move alone (it has
+    // not moved since, so no push carries it), and a click on it opens its popup.
+    expect(await drawn('vp-df-1')).toBe(false);
+    await showArea(brasilia);
+    await expect.poll(() => drawn('vp-df-1'), { timeout: 30_000 }).toBe(true);
+    const taxi = { lon: -47.881, lat: -15.791 };
+    expect(await freeTaxiDrawnAt(taxi, 'viewport-brasilia-again')).toBe(true);
+    const point = await page.evaluate(
+      (at) => (globalThis as unknown as PageGlobals).vigia?.map.project([at.lon, at.lat]),
+      taxi,
+    );
+    const box = await page.locator('#map').boundingBox();
+    if (!point || !box) throw new Error('the map did not place the taxi');
+    await page.mouse.click(box.x + point.x, box.y + point.y);
+    const popup = page.locator('.maplibregl-popup .vehicle-popup');
+    await popup.waitFor({ timeout: 10_000 });
+    expect(await popup.getAttribute('data-vehicle-id')).toBe('vp-df-1');
   }, 120_000);
 });

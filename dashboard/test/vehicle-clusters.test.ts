@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterOptions, clusterVehicles, expansionZoom } from '../src/vehicle-clusters.js';
+import { ClusterWorkspace, clusterOptions, clusterVehicles, expansionZoom } from '../src/vehicle-clusters.js';
 
 /** The zoomed-out map's groups (src/vehicle-clusters.ts): dense cells grouped, sparse ones left alone. */
 
@@ -64,6 +64,43 @@ describe('vehicle clusters', () => {
     const points = patch(-46.63, -23.55, clusterOptions.minPoints - 1);
     const { xs, ys } = fleet(points);
     expect(clusterVehicles(xs, ys, points.length, 4).clusters).toEqual([]);
+  });
+
+  it('groups the same with a workspace kept across moves, removals and zoom changes as afresh', () => {
+    // Three dense cities of 3 000 vehicles (many cells with equal counts, so the densest-first
+    // order's tie-break matters), moved a little before each call as live pushes move them.
+    let seed = 12;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const spread = () => (random() + random() + random() - 1.5) * 0.12;
+    const cities = [mercator(-46.63, -23.55), mercator(-47.88, -15.79), mercator(-48.49, -1.42)];
+    const n = 9000;
+    const xs = new Float64Array(n);
+    const ys = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const city = cities[i % 3] ?? { x: 0, y: 0 };
+      xs[i] = city.x + spread() / 360;
+      ys[i] = city.y + spread() / 360;
+    }
+    const workspace = new ClusterWorkspace();
+    let groups = 0;
+    for (const zoom of [11, 11, 9, 9, 4, 11, 12, 10, 11]) {
+      for (let i = 0; i < n; i++)
+        if (random() < 0.1) {
+          xs[i] = (xs[i] ?? 0) + (random() - 0.5) * 1e-5;
+          ys[i] = (ys[i] ?? 0) + (random() - 0.5) * 1e-5;
+        }
+      // The layer's slots shrink when vehicles are removed: the workspace sees fewer.
+      const count = n - Math.floor(random() * 100);
+      const kept = clusterVehicles(xs, ys, count, zoom, clusterOptions, workspace);
+      const fresh = clusterVehicles(xs, ys, count, zoom);
+      expect(kept.clusters).toEqual(fresh.clusters);
+      expect([...kept.clusterOf.slice(0, count)]).toEqual([...fresh.clusterOf.slice(0, count)]);
+      groups += fresh.clusters.length;
+    }
+    expect(groups).toBeGreaterThan(100);
   });
 
   it('names the zoom at which a group comes apart', () => {
