@@ -27,6 +27,14 @@ export function valueElement<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/**
+ * Sets a node's text only when it changed: assigning `textContent` replaces the text node even
+ * when the text is the same, and the browser then restyles and lays out around it in the next frame.
+ */
+export function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 export function requireElement<T extends HTMLElement>(selector: string, type: new () => T): T {
   const node = document.querySelector(selector);
   if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);

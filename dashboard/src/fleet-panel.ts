@@ -1,4 +1,4 @@
-import { element } from './dom.js';
+import { element, setText } from './dom.js';
 import { fleetMessages } from './fleet-messages.js';
 import type { FleetStore } from './fleet-store.js';
 import { formatNumber } from './legal-time.js';
@@ -79,14 +79,6 @@ export class FleetPanel {
       if (node) setText(node, formatNumber(counts.byStatus[status]));
     }
   }
-}
-
-/**
- * Writes a count only when it changed: assigning `textContent` replaces the text node even when
- * the text is the same, and the browser then restyles and lays out the panel in the next frame.
- */
-function setText(node: HTMLElement, text: string): void {
-  if (node.textContent !== text) node.textContent = text;
 }
 
 function totalBlock(label: string, value: HTMLElement): HTMLElement {

@@ -12,6 +12,7 @@ import {
 } from '../../api/test/support.js';
 import {
   chromiumPath,
+  clickMapAt,
   ensureDashboardBuilt,
   hasChromium,
   launchChromium,
@@ -156,13 +157,7 @@ describe.skipIf(!hasChromium)('addresses in the popups, in headless Chromium', (
       PAULISTA,
     );
     await waitForIdleMap(page);
-    const point = await page.evaluate(
-      (p) => (globalThis as unknown as { vigia: { map: PageMap } }).vigia.map.project([p.lon, p.lat]),
-      PAULISTA,
-    );
-    const box = await page.locator('#map').boundingBox();
-    if (!box) throw new Error('no map box');
-    await page.mouse.click(box.x + point.x, box.y + point.y);
+    await clickMapAt(page, PAULISTA);
 
     const block = page.locator('.vehicle-popup .address-lines');
     await block.waitFor({ timeout: 10_000 });

@@ -158,14 +158,19 @@ export async function clickVehicle(page: Page, vehicleId: string, zoom = 15): Pr
     [vehicleId, zoom] as const,
   );
   await waitForIdleMap(page);
+  await clickMapAt(page, position);
+  return position;
+}
+
+/** Clicks the map where it shows a geographic position, as a user does, without moving the camera. */
+export async function clickMapAt(page: Page, position: { lon: number; lat: number }): Promise<void> {
   const point = await page.evaluate(
-    (p) => (globalThis as unknown as Handle).vigia?.map.project([p.lon, p.lat]),
+    (p) => (globalThis as unknown as { vigia?: { map: PageMap } }).vigia?.map.project([p.lon, p.lat]),
     position,
   );
   const box = await page.locator('#map').boundingBox();
   if (!point || !box) throw new Error('the map has no box');
   await page.mouse.click(box.x + point.x, box.y + point.y);
-  return position;
 }
 
 /**

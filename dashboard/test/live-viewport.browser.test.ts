@@ -5,6 +5,7 @@ import { startTestSystem, type TestSystem } from '../../api/test/support.js';
 import { statusStyles } from '../src/vehicle-status.js';
 import {
   chromiumPath,
+  clickMapAt,
   colourDrawnAt,
   ensureDashboardBuilt,
   hasChromium,
@@ -147,13 +148,7 @@ describe.skipIf(!hasChromium)('live viewport in headless Chromium', () => {
     await expect.poll(() => drawn('vp-df-1'), { timeout: 30_000 }).toBe(true);
     const taxi = { lon: -47.881, lat: -15.791 };
     expect(await freeTaxiDrawnAt(taxi, 'viewport-brasilia-again')).toBe(true);
-    const point = await page.evaluate(
-      (at) => (globalThis as unknown as PageGlobals).vigia?.map.project([at.lon, at.lat]),
-      taxi,
-    );
-    const box = await page.locator('#map').boundingBox();
-    if (!point || !box) throw new Error('the map did not place the taxi');
-    await page.mouse.click(box.x + point.x, box.y + point.y);
+    await clickMapAt(page, taxi);
     const popup = page.locator('.maplibregl-popup .vehicle-popup');
     await popup.waitFor({ timeout: 10_000 });
     expect(await popup.getAttribute('data-vehicle-id')).toBe('vp-df-1');

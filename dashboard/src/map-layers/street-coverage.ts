@@ -1,5 +1,5 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { element } from '../dom.js';
+import { element, setText } from '../dom.js';
 import { type Bbox, bboxesIntersect, servedAreaAt } from '../served-areas.js';
 import { mapLayersMessages as m } from './map-layers-messages.js';
 
@@ -32,7 +32,7 @@ export class StreetCoverageNotice {
   update(): void {
     const text = this.message();
     this.element.hidden = text === null;
-    if (text !== null && this.element.textContent !== text) this.element.textContent = text;
+    if (text !== null) setText(this.element, text);
   }
 
   private message(): string | null {
