@@ -47,6 +47,12 @@ export function nextStatus(
   return null;
 }
 
+/** The bookings in progress and the open offers, as stored. */
+interface StoredProgress {
+  readonly active: Awaited<ReturnType<BookingStore['activeBookings']>>;
+  readonly offers: Awaited<ReturnType<BookingStore['openOffers']>>;
+}
+
 export class BookingProgress {
   /** Bookings in progress by vehicle. */
   private readonly active = new Map<string, ActiveBooking>();
@@ -76,12 +82,19 @@ export class BookingProgress {
    * closed it may come back, which costs one conditional update that matches nothing.
    */
   private async load(): Promise<void> {
-    for (const b of await this.opts.store.activeBookings()) {
-      if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
-    }
-    for (const o of await this.opts.store.openOffers({ limit: 100_000 })) {
-      if (!this.offered.has(o.vehicleId)) this.offered.set(o.vehicleId, o.id);
-    }
+    this.fill(await this.readStored());
+  }
+
+  private async readStored(): Promise<StoredProgress> {
+    const active = await this.opts.store.activeBookings();
+    const offers = await this.opts.store.openOffers({ limit: 100_000 });
+    return { active, offers };
+  }
+
+  /** Adds what was read, keeping what the maps already hold (set from newer `booking` messages). */
+  private fill({ active, offers }: StoredProgress): void {
+    for (const b of active) if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
+    for (const o of offers) if (!this.offered.has(o.vehicleId)) this.offered.set(o.vehicleId, o.id);
   }
 
   /**
@@ -94,12 +107,10 @@ export class BookingProgress {
       const heard: Booking[] = [];
       this.heardDuringResync = heard;
       try {
-        const active = await this.opts.store.activeBookings();
-        const offers = await this.opts.store.openOffers({ limit: 100_000 });
+        const stored = await this.readStored();
         this.active.clear();
         this.offered.clear();
-        for (const b of active) if (!this.active.has(b.vehicleId)) this.active.set(b.vehicleId, b);
-        for (const o of offers) if (!this.offered.has(o.vehicleId)) this.offered.set(o.vehicleId, o.id);
+        this.fill(stored);
         this.heardDuringResync = undefined;
         for (const b of heard) this.track(b);
       } catch (err) {
