@@ -179,13 +179,14 @@ export class ApiClient {
   ): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: accept };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const sentAtMs = Date.now();
     const response = await fetch(path, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    this.clock.observe(response);
+    this.clock.observe(response, sentAtMs);
     if (response.status === 401) throw new UnauthorizedError();
     if (!response.ok) throw await apiErrorFrom(response);
     return response;
@@ -202,11 +203,12 @@ function violationQuery(filters: ViolationFilters): URLSearchParams {
 
 /** Needs no token: the map can be prepared while the user is still entering one. */
 export async function fetchDashboardConfig(clock: ServerClock): Promise<DashboardConfig> {
+  const sentAtMs = Date.now();
   const response = await fetch('/v1/dashboard-config', {
     headers: { Accept: 'application/json' },
     signal: AbortSignal.timeout(requestTimeoutMs),
   });
-  clock.observe(response);
+  clock.observe(response, sentAtMs);
   if (!response.ok) throw await apiErrorFrom(response);
   return (await response.json()) as DashboardConfig;
 }
