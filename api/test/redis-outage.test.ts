@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type BusEvent, type BusMessage, RedisBus } from '@vigia/core';
+import { type BusEvent, type BusMessage, type FleetUpdate, RedisBus } from '@vigia/core';
 import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -97,6 +97,71 @@ describe('Redis connections across an outage', () => {
     } finally {
       direct.disconnect();
       await bus.close();
+    }
+    await settle();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('re-publishes the newest position of each vehicle it failed to publish, once it reconnects', async () => {
+    const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
+    const lines: { code?: string; positions?: number }[] = [];
+    const recording = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const publisher = new RedisBus(proxied(), prefix, recording, quick);
+    // Another process, which never loses Redis: it hears only what is published.
+    const other = new RedisBus(TEST_REDIS_URL, prefix, log, quick);
+    const heard: FleetUpdate[] = [];
+    other.subscribe((m) => {
+      if (m.type === 'fleet') heard.push(...m.updates);
+    });
+    const at = (vehicleId: string, second: number): FleetUpdate => ({
+      vehicleId,
+      plate: `P-${vehicleId}`,
+      operatorId: null,
+      pack: 'df-taxi',
+      serviceType: 'taxi',
+      ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString(),
+      lat: -15.79 + second / 10_000,
+      lon: -47.88,
+      speedKmh: 20,
+      headingDeg: null,
+      meterState: 'free',
+      tariff: null,
+      passengers: null,
+      doorOpen: null,
+      ignition: null,
+    });
+    try {
+      await waitFor('the publisher to connect', () => publisher.ping());
+      await waitFor('the other process to hear the publisher', async () => {
+        await publisher.publish({ type: 'fleet', updates: [at('v-ready', 0)] });
+        return heard.length > 0;
+      });
+      heard.length = 0;
+      redis.cut();
+      await waitFor('the publisher to lose Redis', async () => {
+        try {
+          await publisher.publish({ type: 'fleet', updates: [at('v1', 1), at('v2', 1)] });
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      // Later positions of v1 replace its earlier one; an older one arriving late does not.
+      await expect(publisher.publish({ type: 'fleet', updates: [at('v1', 3)] })).rejects.toThrow();
+      await expect(publisher.publish({ type: 'fleet', updates: [at('v1', 2), at('v3', 2)] })).rejects.toThrow();
+      expect(heard).toEqual([]);
+
+      redis.restore();
+      await waitFor('the owed positions to be published', () =>
+        lines.some((l) => l.code === 'BUS_OWED_PUBLISHED' && l.positions === 3),
+      );
+      await waitFor('the other process to hear them', () => heard.length >= 3);
+      expect(heard.map((u) => [u.vehicleId, u.ts]).sort()).toEqual(
+        [at('v1', 3), at('v2', 1), at('v3', 2)].map((u) => [u.vehicleId, u.ts]).sort(),
+      );
+    } finally {
+      await publisher.close();
+      await other.close();
     }
     await settle();
     expect(unhandled).toEqual([]);

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { type BusMessage, busMessageSchema } from '../live.js';
+import { type BusMessage, busMessageSchema, type FleetUpdate } from '../live.js';
 import type { Bus, BusEvent, BusHandler } from './bus.js';
 
 /**
@@ -10,10 +10,12 @@ import type { Bus, BusEvent, BusHandler } from './bus.js';
  *
  * That covers the processes that were cut off. The others, if only this process lost Redis, never
  * disconnected and would keep what the lost messages invalidated (a retired user's token, say,
- * until its cache lifetime ends). So an invalidation this process failed to publish
- * (`registry-changed`, `device-changed`: `owedWhenLost`) is owed, and published again once the
- * publisher is connected again. Live data (fleet, violations, bookings) is not: a newer update
- * replaces it, and it is in the database for whoever reloads.
+ * until its cache lifetime ends), and every vehicle where it was before the outage (for good, if it
+ * stopped reporting meanwhile). So what this process failed to publish is owed, and published again
+ * once the publisher is connected again: an invalidation (`registry-changed`, `device-changed`:
+ * `owedWhenLost`) as it was, positions (`fleet`) as the newest update of each vehicle, which is all
+ * a subscriber keeps of them. Violations and bookings are not: they are in the database, and a
+ * desk or console shows one it missed this way when it reads its list again.
  */
 export class RedisBus implements Bus {
   private readonly pub: Redis;
@@ -24,6 +26,10 @@ export class RedisBus implements Bus {
   private closed = false;
   /** Invalidations whose publish failed, as sent (JSON, so a repeated one is owed once): re-published on reconnection. */
   private readonly owed = new Set<string>();
+  /** The newest update of each vehicle whose `fleet` publish failed: re-published on reconnection. */
+  private readonly owedPositions = new Map<string, FleetUpdate>();
+  /** Positions not kept since the last re-publication, beyond `MAX_OWED_POSITIONS` (logged once per outage). */
+  private positionsDropped = 0;
 
   private readonly channel: string;
 
@@ -36,11 +42,21 @@ export class RedisBus implements Bus {
   ) {
     this.channel = `${prefix}:bus`;
     // No offline queue: while Redis is down a publish fails at once (and is logged) instead of
-    // piling up in memory; the database, not the bus, is the record.
-    this.pub = new Redis(url, { ...reconnect, maxRetriesPerRequest: 2, enableOfflineQueue: false });
+    // piling up in memory; the database, not the bus, is the record. A publish already sent when
+    // the connection drops waits for a reconnection, and when something between here and Redis
+    // (a proxy, a load balancer) accepts connections and drops them, every reconnection "succeeds"
+    // and ioredis' retry limit never ends the wait: the timeout does, and the message is owed.
+    // Owed, not also re-sent by ioredis on the next connection: one way back for what failed.
+    this.pub = new Redis(url, {
+      ...reconnect,
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: false,
+      commandTimeout: PUBLISH_TIMEOUT_MS,
+      autoResendUnfulfilledCommands: false,
+    });
     this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
     this.pub.on('ready', () => {
-      if (this.owed.size > 0) void this.publishOwed();
+      if (this.owed.size > 0 || this.owedPositions.size > 0) void this.publishOwed();
     });
   }
 
@@ -49,8 +65,29 @@ export class RedisBus implements Bus {
     try {
       await this.pub.publish(this.channel, raw);
     } catch (err) {
-      if (owedWhenLost(message)) this.owe(raw);
+      if (message.type === 'fleet') this.owePositions(message.updates);
+      else if (owedWhenLost(message)) this.owe(raw);
       throw err;
+    }
+  }
+
+  private owePositions(updates: readonly FleetUpdate[]): void {
+    for (const u of updates) {
+      const known = this.owedPositions.get(u.vehicleId);
+      if (known) {
+        if (known.ts < u.ts) this.owedPositions.set(u.vehicleId, u);
+        continue;
+      }
+      if (this.owedPositions.size >= MAX_OWED_POSITIONS) {
+        if (this.positionsDropped++ === 0) {
+          this.log.error(
+            { code: 'BUS_OWED_DROPPED', max: MAX_OWED_POSITIONS },
+            'too many vehicle positions owed while Redis is away: the others are not re-published',
+          );
+        }
+        continue;
+      }
+      this.owedPositions.set(u.vehicleId, u);
     }
   }
 
@@ -65,11 +102,14 @@ export class RedisBus implements Bus {
     this.owed.add(raw);
   }
 
-  /** Publishes what failed while Redis was away, oldest first; what fails again stays owed. */
+  /**
+   * Publishes what failed while Redis was away, invalidations oldest first, then the positions
+   * in messages of `POSITIONS_PER_MESSAGE`; what fails again stays owed (a position only if no
+   * newer one of the vehicle failed meanwhile).
+   */
   private async publishOwed(): Promise<void> {
-    const pending = [...this.owed];
     let sent = 0;
-    for (const raw of pending) {
+    for (const raw of [...this.owed]) {
       if (this.closed) return;
       try {
         await this.pub.publish(this.channel, raw);
@@ -80,7 +120,28 @@ export class RedisBus implements Bus {
         return;
       }
     }
-    this.log.info({ code: 'BUS_OWED_PUBLISHED', sent }, 'invalidations that failed while Redis was away published');
+    let positions = 0;
+    const owedPositions = [...this.owedPositions.values()];
+    for (let i = 0; i < owedPositions.length; i += POSITIONS_PER_MESSAGE) {
+      if (this.closed) return;
+      const updates = owedPositions.slice(i, i + POSITIONS_PER_MESSAGE);
+      try {
+        await this.pub.publish(this.channel, JSON.stringify({ type: 'fleet', updates } satisfies BusMessage));
+      } catch (err) {
+        this.log.warn(
+          { err, code: 'BUS_OWED_FAILED', owedPositions: this.owedPositions.size },
+          'owed positions not published yet',
+        );
+        return;
+      }
+      for (const u of updates) if (this.owedPositions.get(u.vehicleId) === u) this.owedPositions.delete(u.vehicleId);
+      positions += updates.length;
+    }
+    this.positionsDropped = 0;
+    this.log.info(
+      { code: 'BUS_OWED_PUBLISHED', sent, positions },
+      'what failed to publish while Redis was away is published',
+    );
   }
 
   subscribe(handler: BusHandler): () => void {
@@ -167,6 +228,17 @@ export class RedisBus implements Bus {
  * memory without bound.
  */
 const MAX_OWED = 1_000;
+
+/** A publish not answered by Redis within this long fails (and what it carried is owed, above). */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+/**
+ * At most this many vehicles' positions are kept owed: a state's fleet is tens of thousands, and
+ * one update is a few hundred bytes, so an outage costs at most some tens of MB.
+ */
+const MAX_OWED_POSITIONS = 100_000;
+/** Owed positions go out in messages of this many updates, about the size of an ingest batch's. */
+const POSITIONS_PER_MESSAGE = 1_000;
 
 /** Messages that invalidate other processes' caches: lost, they would leave those caches stale. */
 function owedWhenLost(message: BusMessage): boolean {
