@@ -17,6 +17,7 @@ import { registerStandQueueRoutes } from './dispatch/stand-queue-routes.js';
 import { DbStandQueues } from './dispatch/stand-queues.js';
 import { registerHistoryRoutes } from './history/history-routes.js';
 import { declaredVehiclesOf } from './live/declared-vehicles.js';
+import { loadFleetUpdates } from './live/live-fleet-load.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerNoticeRoutes } from './notices/notice-routes.js';
 import { registerPlaceRoutes } from './places/place-routes.js';
@@ -148,6 +149,7 @@ export async function startSystem(
       revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
       declaredVehicles: declaredVehiclesOf(db),
       viewport: { margin: config.LIVE_VIEWPORT_MARGIN, outsideRefreshMs: config.LIVE_OUTSIDE_REFRESH_MS },
+      loadFleet: () => loadFleetUpdates(db),
     });
     // The taxis' side of dispatch (`/driver`), on the same Socket.IO server and adapter as `/live`.
     driver = new DriverHub({

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { FleetUpdate } from '@vigia/core';
 import { TEST_REDIS_URL } from '@vigia/db/testing';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ProcessPair, startProcessPair } from './process-pair.js';
 import type { ChildSystem } from './processes.js';
-import { api, nextPlate, type TestSystem, waitFor } from './support.js';
+import { api, nextPlate, registerVehicle, type TestSystem, waitFor } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 /**
@@ -181,6 +182,44 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     );
     // Its live feed on B ends too: the sessions are re-checked when the bus resumes.
     await waitFor('B to disconnect the retired user’s socket', () => disconnected, PATIENCE_MS);
+  });
+
+  it('a position B missed while cut off reaches B’s live sockets once its bus resumes', async () => {
+    const dev = await registerVehicle(a, { operatorId: `op-${randomBytes(3).toString('hex')}` });
+    const live = io(`${b.url}/live`, { auth: { token: a.adminToken }, transports: ['websocket'], reconnection: false });
+    sockets.push(live);
+    const pushed: FleetUpdate[] = [];
+    live.on('fleet', (updates: FleetUpdate[]) => pushed.push(...updates));
+    await new Promise<void>((resolve, reject) => {
+      live.on('connect', () => resolve());
+      live.on('connect_error', reject);
+    });
+
+    await cutB();
+    // The vehicle's last sample: stored and published through A while B hears nothing.
+    const ts = new Date(Date.now() - 5_000).toISOString();
+    const sent = await api(
+      a,
+      'POST',
+      '/v1/telemetry',
+      { deviceId: dev.identifier, ts, lat: -15.8, lon: -47.9 },
+      dev.token,
+    );
+    expect(sent.status).toBe(200);
+    await waitFor('A to store the sample', async () => {
+      const vehicle = await api<{ live: { ts: string } | null }>(a, 'GET', `/v1/vehicles/${dev.vehicleId}`);
+      return vehicle.body.live?.ts === ts;
+    });
+    expect(pushed.filter((u) => u.vehicleId === dev.vehicleId)).toEqual([]);
+
+    await restoreB();
+    const update = await waitFor(
+      'B to push the position it missed',
+      () => pushed.find((u) => u.vehicleId === dev.vehicleId && u.ts === ts),
+      PATIENCE_MS,
+    );
+    expect(update).toMatchObject({ lat: -15.8, lon: -47.9, plate: expect.any(String), pack: 'df-taxi' });
+    expect(logsOfB().some((l) => l.code === 'LIVE_FLEET_RELOADED')).toBe(true);
   });
 
   it('a user retired through B while only B’s Redis is away is refused by A once B reconnects: B re-publishes what it owed', async () => {

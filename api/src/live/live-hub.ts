@@ -67,6 +67,11 @@ export interface LiveHubOptions {
   declaredVehicles?: (operatorIds: readonly string[]) => Promise<string[]>;
   /** LIVE_VIEWPORT_MARGIN and LIVE_OUTSIDE_REFRESH_MS, for sockets that send a viewport. */
   viewport: ViewportFollowerOptions;
+  /**
+   * Every vehicle's newest stored position (`live-fleet-load.ts`), read when the bus resumes after
+   * an outage: the `fleet` messages published meanwhile are lost to this process.
+   */
+  loadFleet?: () => Promise<FleetUpdate[]>;
 }
 
 /** Whether a socket in these rooms may see the vehicle: the rooms `push` emits its update to. */
@@ -141,13 +146,11 @@ export class LiveHub {
         this.pushBooking(message.booking);
         return;
       }
-      if (message.type !== 'fleet') return;
-      for (const u of message.updates) {
-        const known = this.pending.get(u.vehicleId);
-        if (!known || known.ts <= u.ts) this.pending.set(u.vehicleId, u);
-        const newest = this.latest.get(u.vehicleId);
-        if (!newest || newest.ts <= u.ts) this.latest.set(u.vehicleId, u);
+      if (message.type === 'bus-resumed') {
+        this.reloadFleet();
+        return;
       }
+      if (message.type === 'fleet') this.take(message.updates);
     });
     this.io.of(LIVE_NAMESPACE).on('connection', (socket) => {
       socket.on(VIEWPORT_EVENT, (message: unknown, ack: unknown) =>
@@ -167,6 +170,44 @@ export class LiveHub {
     opts.app.addHook('preClose', async () => {
       this.io.of(LIVE_NAMESPACE).local.disconnectSockets(true);
     });
+  }
+
+  /**
+   * Updates go out at the next push unless this process already has a newer sample of the
+   * vehicle: a process that re-publishes what it failed to publish during an outage, or the reload
+   * after one, may bring a position older than one pushed since.
+   */
+  private take(updates: readonly FleetUpdate[]): number {
+    let taken = 0;
+    for (const u of updates) {
+      const newest = this.latest.get(u.vehicleId);
+      if (newest && newest.ts >= u.ts) continue;
+      this.latest.set(u.vehicleId, u);
+      this.pending.set(u.vehicleId, u);
+      taken++;
+    }
+    return taken;
+  }
+
+  /**
+   * The bus was away: the positions published meanwhile never reached this process, so its
+   * sockets would keep every vehicle where it was before, and a vehicle that stopped reporting
+   * during the outage there for good. The stored ones newer than what this process pushed go out.
+   */
+  private reloadFleet(): void {
+    const load = this.opts.loadFleet;
+    if (!load) return;
+    load().then(
+      (updates) => {
+        const newer = this.take(updates);
+        this.opts.log.info(
+          { code: 'LIVE_FLEET_RELOADED', vehicles: updates.length, newer },
+          'live positions reloaded after a bus outage',
+        );
+      },
+      (err: unknown) =>
+        this.opts.log.warn({ err, code: 'LIVE_FLEET_RELOAD_FAILED' }, 'live positions not reloaded after a bus outage'),
+    );
   }
 
   /**
