@@ -37,7 +37,8 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     redis = new TcpProxy(hostname, Number(port));
     await redis.start();
     pair = await startProcessPair({
-      shared: { DEVICE_CACHE_TTL_MS: CACHE_TTL },
+      // An offer outlives the outage and the resume, however slow the machine.
+      shared: { DEVICE_CACHE_TTL_MS: CACHE_TTL, DISPATCH_OFFER_TIMEOUT_S: '300' },
       redisUrlForB: `redis://127.0.0.1:${redis.port}`,
     });
     ({ a, b, procB } = pair);
@@ -220,6 +221,64 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     );
     expect(update).toMatchObject({ lat: -15.8, lon: -47.9, plate: expect.any(String), pack: 'df-taxi' });
     expect(logsOfB().some((l) => l.code === 'LIVE_FLEET_RELOADED')).toBe(true);
+  });
+
+  it('an offer made while B is cut off reaches the taxi’s page on B once B’s bus resumes', async () => {
+    const taxi = await registerVehicle(a, { operatorId: `op-${randomBytes(3).toString('hex')}` });
+    const pickup = { lat: -15.7942, lon: -47.8822, address: 'SCS Quadra 2, Brasília' };
+    const reported = await api(
+      a,
+      'POST',
+      '/v1/telemetry',
+      {
+        deviceId: taxi.identifier,
+        ts: new Date().toISOString(),
+        lat: pickup.lat + 0.002,
+        lon: pickup.lon,
+        meter: { state: 'free' },
+      },
+      taxi.token,
+    );
+    expect(reported.status).toBe(200);
+    const page = io(`${b.url}/driver`, { auth: { token: taxi.token }, transports: ['websocket'], reconnection: false });
+    sockets.push(page);
+    const events: { event: string; payload: { id?: string; offerIds?: string[] } }[] = [];
+    page.onAny((event: string, payload: { id?: string; offerIds?: string[] }) => events.push({ event, payload }));
+    await waitFor('the page’s first snapshot', () => events.some((e) => e.event === 'synced'), PATIENCE_MS);
+
+    await cutB();
+    const booking = await api<{ id: string }>(a, 'POST', '/v1/bookings', {
+      operatorId: taxi.operatorId,
+      pickup,
+      passengers: 1,
+    });
+    expect(booking.status, JSON.stringify(booking.body)).toBe(201);
+    const offer = await waitFor(
+      'the offer to the taxi',
+      async () => {
+        const open = await api<{ items: { id: string; bookingId: string }[] }>(
+          a,
+          'GET',
+          `/v1/offers?vehicleId=${taxi.vehicleId}`,
+        );
+        return open.body.items.find((o) => o.bookingId === booking.body.id);
+      },
+      PATIENCE_MS,
+    );
+    // Made while B heard nothing: its page was not told.
+    expect(events.filter((e) => e.event === 'offer')).toEqual([]);
+
+    await restoreB();
+    await waitFor(
+      'B to send the page the offer it missed',
+      () => events.some((e) => e.event === 'offer' && e.payload.id === offer.id),
+      PATIENCE_MS,
+    );
+    await waitFor(
+      'a snapshot that lists it',
+      () => events.some((e) => e.event === 'synced' && e.payload.offerIds?.includes(offer.id)),
+      PATIENCE_MS,
+    );
   });
 
   it('a user retired through B while only B’s Redis is away is refused by A once B reconnects: B re-publishes what it owed', async () => {

@@ -93,7 +93,8 @@ function vehicleOf(principal: Principal, socket: Socket): string {
  * `{ id, response }` once that offer is answered, expires or is withdrawn, and `booking` (the
  * booking the vehicle accepted, at each step until completed or cancelled; its `offers` reduced
  * to the vehicle's own). On connect: `hello`, then the vehicle's open offers and the booking it
- * is serving, then `synced`, so a page that reconnects starts from the truth. `hello` goes out
+ * is serving, then `synced`, so a page that reconnects starts from the truth; every page of the
+ * process gets the same again when its bus resumes after an outage. `hello` goes out
  * before the snapshot is read and the socket is in its room already: an offer made meanwhile
  * arrives live or in the snapshot, never in neither.
  */
@@ -123,6 +124,13 @@ export class DriverHub {
     });
     this.nsp.on('connection', (socket) => this.welcome(socket));
     this.unsubscribe = opts.bus.subscribe((message) => {
+      // Offers made or closed while this process was cut off from the bus never reached its
+      // drivers, and an offer lives for seconds: every page starts over from the store, as on a
+      // reconnection (`hello`, the snapshot, `synced`).
+      if (message.type === 'bus-resumed') {
+        for (const socket of this.nsp.sockets.values()) this.welcome(socket);
+        return;
+      }
       if (message.type !== 'booking') return;
       this.onBooking(message.booking).catch((err: unknown) => {
         opts.log.warn({ err, code: 'DRIVER_PUSH_FAILED', bookingId: message.booking.id }, 'driver offer not pushed');
