@@ -104,7 +104,7 @@ describe('Redis connections across an outage', () => {
 
   it('re-publishes the newest position of each vehicle it failed to publish, once it reconnects', async () => {
     const prefix = `vigia-test-${randomBytes(4).toString('hex')}`;
-    const lines: { code?: string; positions?: number }[] = [];
+    const lines: { code?: string }[] = [];
     const recording = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
     const publisher = new RedisBus(proxied(), prefix, recording, quick);
     // Another process, which never loses Redis: it hears only what is published.
@@ -152,9 +152,7 @@ describe('Redis connections across an outage', () => {
       expect(heard).toEqual([]);
 
       redis.restore();
-      await waitFor('the owed positions to be published', () =>
-        lines.some((l) => l.code === 'BUS_OWED_PUBLISHED' && l.positions === 3),
-      );
+      await waitFor('the owed positions to be published', () => lines.some((l) => l.code === 'BUS_OWED_PUBLISHED'));
       await waitFor('the other process to hear them', () => heard.length >= 3);
       expect(heard.map((u) => [u.vehicleId, u.ts]).sort()).toEqual(
         [at('v1', 3), at('v2', 1), at('v3', 2)].map((u) => [u.vehicleId, u.ts]).sort(),

@@ -43,9 +43,9 @@ export interface Bus {
  * Publishes after the work the message announces is done (committed): never rejects, a failure is
  * logged with `BUS_PUBLISH_FAILED`. The caller's answer must not depend on the bus: the database
  * is the record, and a write that answered 500 after it committed would be retried and duplicated.
- * Processes that missed the message catch up when their bus resumes (`bus-resumed`); a failed
- * invalidation (`registry-changed`, `device-changed`) is also published again by the Redis bus once
- * it reconnects, for the processes that never lost Redis (redis-bus.ts).
+ * Processes that missed the message catch up when their bus resumes (`bus-resumed`); what failed
+ * to publish is also published again by the Redis bus once it reconnects, for the processes that
+ * never lost Redis (owed-messages.ts).
  */
 export async function publishOrLog(
   bus: Bus,

@@ -1,7 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { type BusMessage, busMessageSchema, type FleetUpdate } from '../live.js';
+import { type BusMessage, busMessageSchema } from '../live.js';
 import type { Bus, BusEvent, BusHandler } from './bus.js';
+import { OwedMessages } from './owed-messages.js';
 
 /**
  * Redis pub/sub needs a connection of its own for subscribing. Messages published while that
@@ -9,13 +10,11 @@ import type { Bus, BusEvent, BusHandler } from './bus.js';
  * again after a disconnection the handlers hear `bus-resumed` (bus.ts) and reload what they cache.
  *
  * That covers the processes that were cut off. The others, if only this process lost Redis, never
- * disconnected and would keep what the lost messages invalidated (a retired user's token, say,
- * until its cache lifetime ends), and every vehicle where it was before the outage (for good, if it
- * stopped reporting meanwhile). So what this process failed to publish is owed, and published again
- * once the publisher is connected again: an invalidation (`registry-changed`, `device-changed`:
- * `owedWhenLost`) as it was, positions (`fleet`) as the newest update of each vehicle, which is all
- * a subscriber keeps of them. Violations and bookings are not: they are in the database, and a
- * desk or console shows one it missed this way when it reads its list again.
+ * disconnected and would keep what the lost messages said or invalidated: a retired user's token
+ * (until its cache lifetime ends), every vehicle where it was before the outage (for good, if it
+ * stopped reporting meanwhile), an offer no driver elsewhere heard of. So what this process failed
+ * to publish is owed, and published again once the publisher is connected again, reduced to what
+ * a subscriber keeps of it (owed-messages.ts).
  */
 export class RedisBus implements Bus {
   private readonly pub: Redis;
@@ -24,12 +23,8 @@ export class RedisBus implements Bus {
   /** The subscriber connection closed (or never opened) since the handlers last heard everything. */
   private interrupted = false;
   private closed = false;
-  /** Invalidations whose publish failed, as sent (JSON, so a repeated one is owed once): re-published on reconnection. */
-  private readonly owed = new Set<string>();
-  /** The newest update of each vehicle whose `fleet` publish failed: re-published on reconnection. */
-  private readonly owedPositions = new Map<string, FleetUpdate>();
-  /** Positions not kept since the last re-publication, beyond `MAX_OWED_POSITIONS` (logged once per outage). */
-  private positionsDropped = 0;
+  /** What failed to publish, to publish once Redis is back. */
+  private readonly owed: OwedMessages;
 
   private readonly channel: string;
 
@@ -41,6 +36,7 @@ export class RedisBus implements Bus {
     private readonly reconnect: Pick<RedisOptions, 'retryStrategy'> = {},
   ) {
     this.channel = `${prefix}:bus`;
+    this.owed = new OwedMessages(log);
     // No offline queue: while Redis is down a publish fails at once (and is logged) instead of
     // piling up in memory; the database, not the bus, is the record. A publish already sent when
     // the connection drops waits for a reconnection, and when something between here and Redis
@@ -56,92 +52,37 @@ export class RedisBus implements Bus {
     });
     this.pub.on('error', (err) => this.log.warn({ err, code: 'REDIS_ERROR' }, 'redis publisher error'));
     this.pub.on('ready', () => {
-      if (this.owed.size > 0 || this.owedPositions.size > 0) void this.publishOwed();
+      if (this.owed.size > 0) void this.publishOwed();
     });
   }
 
   async publish(message: BusMessage): Promise<void> {
     const raw = JSON.stringify(message);
+    this.owed.supersede(message, raw);
     try {
       await this.pub.publish(this.channel, raw);
     } catch (err) {
-      if (message.type === 'fleet') this.owePositions(message.updates);
-      else if (owedWhenLost(message)) this.owe(raw);
+      this.owed.failed(message, raw);
       throw err;
     }
   }
 
-  private owePositions(updates: readonly FleetUpdate[]): void {
-    for (const u of updates) {
-      const known = this.owedPositions.get(u.vehicleId);
-      if (known) {
-        if (known.ts < u.ts) this.owedPositions.set(u.vehicleId, u);
-        continue;
-      }
-      if (this.owedPositions.size >= MAX_OWED_POSITIONS) {
-        if (this.positionsDropped++ === 0) {
-          this.log.error(
-            { code: 'BUS_OWED_DROPPED', max: MAX_OWED_POSITIONS },
-            'too many vehicle positions owed while Redis is away: the others are not re-published',
-          );
-        }
-        continue;
-      }
-      this.owedPositions.set(u.vehicleId, u);
-    }
-  }
-
-  private owe(raw: string): void {
-    if (this.owed.size >= MAX_OWED && !this.owed.has(raw)) {
-      this.log.error(
-        { code: 'BUS_OWED_DROPPED', max: MAX_OWED },
-        'too many invalidations owed while Redis is away: this one is not re-published',
-      );
-      return;
-    }
-    this.owed.add(raw);
-  }
-
-  /**
-   * Publishes what failed while Redis was away, invalidations oldest first, then the positions
-   * in messages of `POSITIONS_PER_MESSAGE`; what fails again stays owed (a position only if no
-   * newer one of the vehicle failed meanwhile).
-   */
+  /** Publishes what failed while Redis was away (owed-messages.ts); what fails again stays owed. */
   private async publishOwed(): Promise<void> {
     let sent = 0;
-    for (const raw of [...this.owed]) {
+    for (const batch of this.owed.batches()) {
       if (this.closed) return;
       try {
-        await this.pub.publish(this.channel, raw);
-        this.owed.delete(raw);
-        sent++;
+        await this.pub.publish(this.channel, batch.raw);
       } catch (err) {
-        this.log.warn({ err, code: 'BUS_OWED_FAILED', owed: this.owed.size }, 'owed invalidations not published yet');
+        this.log.warn({ err, code: 'BUS_OWED_FAILED', owed: this.owed.size }, 'owed messages not published yet');
         return;
       }
+      batch.sent();
+      sent++;
     }
-    let positions = 0;
-    const owedPositions = [...this.owedPositions.values()];
-    for (let i = 0; i < owedPositions.length; i += POSITIONS_PER_MESSAGE) {
-      if (this.closed) return;
-      const updates = owedPositions.slice(i, i + POSITIONS_PER_MESSAGE);
-      try {
-        await this.pub.publish(this.channel, JSON.stringify({ type: 'fleet', updates } satisfies BusMessage));
-      } catch (err) {
-        this.log.warn(
-          { err, code: 'BUS_OWED_FAILED', owedPositions: this.owedPositions.size },
-          'owed positions not published yet',
-        );
-        return;
-      }
-      for (const u of updates) if (this.owedPositions.get(u.vehicleId) === u) this.owedPositions.delete(u.vehicleId);
-      positions += updates.length;
-    }
-    this.positionsDropped = 0;
-    this.log.info(
-      { code: 'BUS_OWED_PUBLISHED', sent, positions },
-      'what failed to publish while Redis was away is published',
-    );
+    this.owed.settled();
+    this.log.info({ code: 'BUS_OWED_PUBLISHED', sent }, 'what failed to publish while Redis was away is published');
   }
 
   subscribe(handler: BusHandler): () => void {
@@ -222,25 +163,5 @@ export class RedisBus implements Bus {
   }
 }
 
-/**
- * At most this many distinct invalidations are kept owed: registry writes come from people and
- * imports (one message per import), so an outage that exceeds it is logged rather than held in
- * memory without bound.
- */
-const MAX_OWED = 1_000;
-
 /** A publish not answered by Redis within this long fails (and what it carried is owed, above). */
 const PUBLISH_TIMEOUT_MS = 5_000;
-
-/**
- * At most this many vehicles' positions are kept owed: a state's fleet is tens of thousands, and
- * one update is a few hundred bytes, so an outage costs at most some tens of MB.
- */
-const MAX_OWED_POSITIONS = 100_000;
-/** Owed positions go out in messages of this many updates, about the size of an ingest batch's. */
-const POSITIONS_PER_MESSAGE = 1_000;
-
-/** Messages that invalidate other processes' caches: lost, they would leave those caches stale. */
-function owedWhenLost(message: BusMessage): boolean {
-  return message.type === 'registry-changed' || message.type === 'device-changed';
-}
