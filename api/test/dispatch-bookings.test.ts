@@ -191,6 +191,31 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
       await bookingWhen(sys, id, 'arrived', (b) => b.status === 'arrived');
       await report(sys, t.far, north(BSB, 10), { meter: 'hired' });
       await bookingWhen(sys, id, 'on board', (b) => b.status === 'on-board');
+      // A "free" older than the hired sample just judged, as a second ingest process or positions
+      // re-published after a Redis outage can bring late: it does not end the ride.
+      await sys.bus.publish({
+        type: 'fleet',
+        updates: [
+          {
+            vehicleId: t.far.vehicleId,
+            plate: 'STALE01',
+            operatorId: coop,
+            pack: 'df-taxi',
+            serviceType: 'taxi',
+            ts: new Date(Date.now() - 60_000).toISOString(),
+            ...north(BSB, 40),
+            speedKmh: 0,
+            headingDeg: null,
+            meterState: 'free',
+            tariff: null,
+            passengers: null,
+            doorOpen: null,
+            ignition: null,
+          },
+        ],
+      });
+      await sys.bookings?.progress.settled();
+      expect((await booking(sys, id)).status).toBe('on-board');
       await report(sys, t.far, north(BSB, -3000), { meter: 'free' });
       const done = await bookingWhen(sys, id, 'completed', (b) => b.status === 'completed');
       expect(done.acceptedAt && done.arrivedAt && done.onBoardAt && done.completedAt).toBeTruthy();

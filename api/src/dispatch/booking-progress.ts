@@ -58,6 +58,13 @@ export class BookingProgress {
   private readonly active = new Map<string, ActiveBooking>();
   /** Open offers by vehicle: offer id. */
   private readonly offered = new Map<string, string>();
+  /**
+   * The newest sample time judged per vehicle that had an offer or a booking. Updates can arrive
+   * older than one already judged (two ingest processes sending one vehicle's samples, positions
+   * re-published after a Redis outage), and a stale "free" meter would complete a ride in
+   * progress. One short string per taxi that was ever sent: bounded by the fleet.
+   */
+  private readonly judgedUpTo = new Map<string, string>();
   private chain: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private readonly logLimiter = new LogLimiter();
@@ -153,7 +160,13 @@ export class BookingProgress {
 
   private enqueue(updates: readonly FleetUpdate[]): void {
     if (this.active.size === 0 && this.offered.size === 0) return;
-    const relevant = updates.filter((u) => this.active.has(u.vehicleId) || this.offered.has(u.vehicleId));
+    const relevant = updates.filter((u) => {
+      if (!this.active.has(u.vehicleId) && !this.offered.has(u.vehicleId)) return false;
+      const judged = this.judgedUpTo.get(u.vehicleId);
+      if (judged !== undefined && judged >= u.ts) return false;
+      this.judgedUpTo.set(u.vehicleId, u.ts);
+      return true;
+    });
     if (relevant.length === 0) return;
     this.chain = this.chain.then(() =>
       this.apply(relevant).catch((err: unknown) =>
