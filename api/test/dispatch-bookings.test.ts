@@ -13,6 +13,7 @@ import {
   taxi,
   twoCooperatives,
 } from './dispatch-bookings-support.js';
+import { fleetUpdate } from './fleet-support.js';
 import { api, startTestSystem, type Target, type TestSystem, waitFor } from './support.js';
 
 /**
@@ -196,22 +197,10 @@ for (const target of ['pglite', 'postgres'] as Target[]) {
       await sys.bus.publish({
         type: 'fleet',
         updates: [
-          {
-            vehicleId: t.far.vehicleId,
-            plate: 'STALE01',
+          fleetUpdate(t.far.vehicleId, north(BSB, 40), {
             operatorId: coop,
-            pack: 'df-taxi',
-            serviceType: 'taxi',
             ts: new Date(Date.now() - 60_000).toISOString(),
-            ...north(BSB, 40),
-            speedKmh: 0,
-            headingDeg: null,
-            meterState: 'free',
-            tariff: null,
-            passengers: null,
-            doorOpen: null,
-            ignition: null,
-          },
+          }),
         ],
       });
       await sys.bookings?.progress.settled();

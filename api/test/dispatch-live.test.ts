@@ -1,7 +1,7 @@
 import type { Booking, FleetUpdate, LiveViolation } from '@vigia/core';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fleetUpdate } from './fleet-support.js';
+import { busBooking as booking, fleetUpdate } from './fleet-support.js';
 import { api, registerVehicle, startTestSystem, type TestSystem, waitFor } from './support.js';
 
 /**
@@ -24,34 +24,6 @@ interface Client {
   bookings: Booking[];
   violations: LiveViolation[];
   fleet: FleetUpdate[];
-}
-
-function booking(id: string, operatorId: string): Booking {
-  const now = new Date().toISOString();
-  return {
-    id,
-    operatorId,
-    pack: 'belem-taxi',
-    mode: 'auto',
-    status: 'pending',
-    pickup: { lat: -1.4526, lon: -48.5036, address: 'Ver-o-Peso' },
-    dropoff: null,
-    passengers: 1,
-    notes: null,
-    standId: null,
-    vehicleId: null,
-    offers: [],
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: new Date(Date.now() + 600_000).toISOString(),
-    acceptedAt: null,
-    arrivedAt: null,
-    onBoardAt: null,
-    completedAt: null,
-    cancelledAt: null,
-    cancelReason: null,
-    expiredAt: null,
-  };
 }
 
 /** A violation of each operator, pushed after the bookings: every socket receives one, in order. */

@@ -1,4 +1,4 @@
-import type { FleetUpdate } from '@vigia/core';
+import type { Booking, FleetUpdate } from '@vigia/core';
 
 /**
  * A taxi's position as the bus carries it (`fleet` messages): a free DF taxi of operator `coop`,
@@ -26,6 +26,36 @@ export function fleetUpdate(
     passengers: null,
     doorOpen: null,
     ignition: true,
+    ...fields,
+  };
+}
+
+/** A booking as the bus carries it: a pending booking of `operatorId` in Belém, made now; `fields` say what differs. */
+export function busBooking(id: string, operatorId: string, fields: Partial<Booking> = {}): Booking {
+  const now = new Date().toISOString();
+  return {
+    id,
+    operatorId,
+    pack: 'belem-taxi',
+    mode: 'auto',
+    status: 'pending',
+    pickup: { lat: -1.4526, lon: -48.5036, address: 'Ver-o-Peso' },
+    dropoff: null,
+    passengers: 1,
+    notes: null,
+    standId: null,
+    vehicleId: null,
+    offers: [],
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    acceptedAt: null,
+    arrivedAt: null,
+    onBoardAt: null,
+    completedAt: null,
+    cancelledAt: null,
+    cancelReason: null,
+    expiredAt: null,
     ...fields,
   };
 }

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapterRedisClients } from '../src/live/adapter-redis.js';
+import { fleetUpdate } from './fleet-support.js';
 import { waitFor } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
 
@@ -113,23 +114,14 @@ describe('Redis connections across an outage', () => {
     other.subscribe((m) => {
       if (m.type === 'fleet') heard.push(...m.updates);
     });
-    const at = (vehicleId: string, second: number): FleetUpdate => ({
-      vehicleId,
-      plate: `P-${vehicleId}`,
-      operatorId: null,
-      pack: 'df-taxi',
-      serviceType: 'taxi',
-      ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString(),
-      lat: -15.79 + second / 10_000,
-      lon: -47.88,
-      speedKmh: 20,
-      headingDeg: null,
-      meterState: 'free',
-      tariff: null,
-      passengers: null,
-      doorOpen: null,
-      ignition: null,
-    });
+    const at = (vehicleId: string, second: number): FleetUpdate =>
+      fleetUpdate(
+        vehicleId,
+        { lat: -15.79 + second / 10_000, lon: -47.88 },
+        {
+          ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString(),
+        },
+      );
     try {
       await waitFor('the publisher to connect', () => publisher.ping());
       await waitFor('the other process to hear the publisher', async () => {

@@ -1,59 +1,27 @@
-import type { Booking, BusMessage, FleetUpdate, LiveViolation } from '@vigia/core';
+import { type Booking, type BusMessage, type FleetUpdate, type LiveViolation, OwedMessages } from '@vigia/core';
 import { describe, expect, it } from 'vitest';
-import { OwedMessages } from '../src/bus/owed-messages.js';
+import { busBooking, fleetUpdate } from './fleet-support.js';
 
 /** What a process keeps of the messages it failed to publish, and what it publishes again. */
 
 const silent = { error: () => undefined };
 
-function position(vehicleId: string, second: number): FleetUpdate {
-  return {
+/** `vehicleId`'s position at second `second` of a fixed minute (so that order is by the argument). */
+const position = (vehicleId: string, second: number): FleetUpdate =>
+  fleetUpdate(
     vehicleId,
-    plate: `P-${vehicleId}`,
-    operatorId: null,
-    pack: 'df-taxi',
-    serviceType: 'taxi',
-    ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString(),
-    lat: -15.79,
-    lon: -47.88,
-    speedKmh: null,
-    headingDeg: null,
-    meterState: null,
-    tariff: null,
-    passengers: null,
-    doorOpen: null,
-    ignition: null,
-  };
-}
+    { lat: -15.79, lon: -47.88 },
+    { ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString() },
+  );
 
-function booking(id: string, status: Booking['status']): Booking {
-  const at = '2026-12-02T06:00:00.000Z';
-  const place = { lat: -15.79, lon: -47.88 };
-  return {
-    id,
-    operatorId: 'op',
-    pack: 'df-taxi',
-    mode: 'auto',
+/** Booking `id` in `status`, its times fixed so two builds of one state are equal. */
+const booking = (id: string, status: Booking['status']): Booking =>
+  busBooking(id, 'op', {
     status,
-    pickup: place,
-    dropoff: null,
-    passengers: null,
-    notes: null,
-    standId: null,
-    vehicleId: null,
-    offers: [],
-    createdAt: at,
-    updatedAt: at,
-    expiresAt: at,
-    acceptedAt: null,
-    arrivedAt: null,
-    onBoardAt: null,
-    completedAt: null,
-    cancelledAt: null,
-    cancelReason: null,
-    expiredAt: null,
-  };
-}
+    createdAt: '2026-12-02T06:00:00.000Z',
+    updatedAt: '2026-12-02T06:00:00.000Z',
+    expiresAt: '2026-12-02T06:10:00.000Z',
+  });
 
 const violation = (id: string): LiveViolation => ({ id, change: 'raised' }) as Partial<LiveViolation> as LiveViolation;
 
