@@ -141,6 +141,42 @@ describe('rule engine checkpoint and restore', () => {
     }
   });
 
+  it.each([
+    ['a hired trip on tariff 2', bandeira2Trip],
+    ['an open registry breach', tooOldDrive],
+  ] as const)('exports %s as a snapshot, and imports it as its own', (_name, scenario) => {
+    // The trip tracker, the overcharge accumulator, sustained runs and the registry breach's last
+    // instant are updated in place while a vehicle runs (rules/README.md, Benchmark): what
+    // exportState hands out, and what importState is given, must never be those objects.
+    const samples = scenario();
+    const half = Math.floor(samples.length / 2);
+    const reference = engine();
+    for (const s of samples.slice(0, half)) reference.ingest(s);
+    const rest = JSON.stringify([...samples.slice(half).flatMap((s) => reference.ingest(s)), ...reference.close()]);
+
+    // The rules' part of an export (the engine's open events are shared with an in-memory import
+    // and always were: importState is meant for a checkpoint's own data).
+    const rulesOf = (state: ReturnType<RuleEngine['exportState']>) => serialize(state.vehicles.map((v) => v.rules));
+    const feedRest = (e: RuleEngine) =>
+      JSON.stringify([...samples.slice(half).flatMap((s) => e.ingest(s)), ...e.close()]);
+
+    const running = engine();
+    for (const s of samples.slice(0, half)) running.ingest(s);
+    const exported = running.exportState();
+    const bytes = rulesOf(exported);
+    expect(feedRest(running)).toBe(rest);
+    expect(rulesOf(exported).equals(bytes), 'the export, after its engine went on').toBe(true);
+
+    const source = engine();
+    for (const s of samples.slice(0, half)) source.ingest(s);
+    const given = source.exportState();
+    const givenBytes = rulesOf(given);
+    const restored = engine();
+    restored.importState(given);
+    expect(feedRest(restored)).toBe(rest);
+    expect(rulesOf(given).equals(givenBytes), 'the imported state, after the engine went on').toBe(true);
+  });
+
   it('writes an open registry breach as it always has: its last operating sample inside the breach', () => {
     // The rule keeps that instant beside the breach while it runs (rules/README.md, Benchmark);
     // the checkpoint folds it back in, so checkpoints written before and after read alike.

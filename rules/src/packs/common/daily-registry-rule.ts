@@ -1,7 +1,7 @@
 import type { Pack } from '@vigia/core';
 import type { Finding, PackRule, RuleMeta } from '../../engine/rule.js';
 import { defineRule, keepState, noFindings } from '../../engine/rule.js';
-import type { SampleFacts } from '../../engine/sample-facts.js';
+import type { SampleFacts, Writable } from '../../engine/sample-facts.js';
 import type { LocalDate } from '../../time/local-time.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import type { Measured } from '../../violations/violation.js';
@@ -180,10 +180,13 @@ export function registryStateRule<C, X extends SampleFacts>(spec: RegistryStateR
         const breach = state.breach;
         const confidence = confidenceOf(breach.suspected);
         if (!shouldReport(open.reported, ctx.ms, confidence, breach.variant, ctx.general.updateIntervalS)) {
-          return {
-            state: { open, inputs: state.inputs, breach, lastMs: ctx.ms },
-            findings: noFindings,
-          };
+          // Moved in place: a state with `inputs` was made by this step for this vehicle (a
+          // checkpoint's has none, `forCheckpoint`), and nothing else holds it — `close` (and so a
+          // provisional close) reads `lastMs` as it stands, a checkpoint copies it into the breach.
+          // A new state per operating sample of a taxi with an open breach outlived a
+          // young-generation collection and was copied or promoted by it.
+          (state as Writable<State>).lastMs = ctx.ms;
+          return keepState;
         }
         const reported = carried(open, ctx.ms, breach, open.driverId, open.lastDate, {
           endedAt: ctx.ms,

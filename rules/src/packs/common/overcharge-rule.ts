@@ -2,12 +2,13 @@ import type { Pack, Telemetry } from '@vigia/core';
 import {
   defineRule,
   type Finding,
+  keepState,
   noFindings,
   type PackRule,
   type RuleMeta,
   type RuleStep,
 } from '../../engine/rule.js';
-import type { SampleFacts } from '../../engine/sample-facts.js';
+import type { SampleFacts, Writable } from '../../engine/sample-facts.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import { round } from './round.js';
 import { isHired, type TaxiContext } from './taxi-context.js';
@@ -156,14 +157,28 @@ export function overchargeRule<C>(spec: {
     };
   };
 
-  const idle: RuleStep<{ acc: TripAcc | null }> = { state: { acc: null }, findings: noFindings };
-  return defineRule<{ acc: TripAcc | null }, C, TaxiContext>({
+  /**
+   * `own`: the accumulator was made by this rule's step for this vehicle (never restored from a
+   * checkpoint, never handed out), so a later sample of the same trip updates it in place: a hired
+   * taxi's accumulator was a new 14-field object per sample, outliving a young-generation
+   * collection and copied or promoted by it. Nothing else holds it: `decide` copies what a finding
+   * reports, `close` (and so a provisional close) only drops it, and a checkpoint takes a copy
+   * without the flag (`forCheckpoint`, the shape it always had), so a restored accumulator is
+   * copied once before it is updated.
+   */
+  interface State {
+    readonly acc: TripAcc | null;
+    readonly own?: boolean;
+  }
+  const idle: RuleStep<State> = { state: { acc: null, own: false }, findings: noFindings };
+  return defineRule<State, C, TaxiContext>({
     id: spec.id,
     pack: spec.pack,
     legalBasis: spec.legalBasis,
     description: spec.description,
     penalty: spec.penalty,
     init: () => idle.state,
+    forCheckpoint: (state) => ({ acc: state.acc === null ? null : { ...state.acc } }),
     step(state, ctx, config) {
       if (state.acc === null && ctx.trip.current === null) return idle;
       let findings: readonly Finding[] = noFindings;
@@ -211,7 +226,7 @@ export function overchargeRule<C>(spec: {
           lastMs: ctx.ms,
           startSeen: startFareSeen && tripStartSeen(ctx, trip.meterTripId, settings.maxSampleIntervalS),
         };
-        return { state: { acc }, findings };
+        return { state: { acc, own: true }, findings };
       }
       // The interval since the previous sample is charged as the meter was then. Its distance is
       // the trip's own measure (taxi-trip.ts: GPS jitter while waiting adds nothing), the one the
@@ -228,7 +243,19 @@ export function overchargeRule<C>(spec: {
         else if (acc.lastTariff === 2) metres2 += stepM;
         else metresUnknown += stepM;
       }
-      // Spelled out rather than spread: a hired taxi extends its trip on every sample.
+      if (state.own === true && acc === state.acc && findings === noFindings) {
+        // This rule's own accumulator (see `State`), extended in place.
+        const mine = acc as Writable<TripAcc>;
+        mine.metres1 = metres1;
+        mine.metres2 = metres2;
+        mine.metresUnknown = metresUnknown;
+        mine.waitingS = waitingS;
+        mine.lastTariff = s.meterTariff;
+        mine.lastStopped = s.meterState === 'stopped';
+        mine.lastMs = ctx.ms;
+        return keepState;
+      }
+      // Spelled out rather than spread: a restored accumulator becomes this rule's own.
       acc = {
         id: acc.id,
         eventId: acc.eventId,
@@ -245,7 +272,7 @@ export function overchargeRule<C>(spec: {
         lastMs: ctx.ms,
         startSeen: acc.startSeen,
       };
-      return { state: { acc }, findings };
+      return { state: { acc, own: true }, findings };
     },
     close: () => idle,
   });

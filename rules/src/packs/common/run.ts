@@ -1,4 +1,4 @@
-import type { SampleFacts } from '../../engine/sample-facts.js';
+import type { SampleFacts, Writable } from '../../engine/sample-facts.js';
 
 /**
  * A run of consecutive samples over which a condition holds: the building block of every
@@ -68,4 +68,28 @@ export function extendRun<E>(run: Run<E>, ctx: SampleFacts, suspected: boolean, 
     driverId: ctx.sample.tachoDriverId ?? run.driverId,
     extra,
   };
+}
+
+/**
+ * `extendRun` on the run itself, for a rule that owns it: no one else holds the object (the
+ * caller's invariant, e.g. sustained-rule.ts `State.own`), so the next state is the same object.
+ */
+export function extendRunInPlace<E>(run: Run<E>, ctx: SampleFacts, suspected: boolean, extra: E): void {
+  const r = run as Writable<Run<E>>;
+  r.lastMs = ctx.ms;
+  r.lastLat = ctx.sample.lat;
+  r.lastLon = ctx.sample.lon;
+  r.durationS = run.durationS + ctx.dtS;
+  r.movingS = run.movingS + (ctx.movingBefore ? ctx.dtS : 0);
+  r.distanceM = run.distanceM + ctx.segmentM;
+  r.samples = run.samples + 1;
+  r.suspected = run.suspected || suspected;
+  r.driverId = ctx.sample.tachoDriverId ?? run.driverId;
+  r.extra = extra;
+}
+
+/** The run, owned by its rule as for `extendRunInPlace`, marked as reported. */
+export function markRaised<E>(run: Run<E>): Run<E> {
+  (run as Writable<Run<E>>).raised = true;
+  return run;
 }

@@ -1,12 +1,12 @@
 import type { Pack } from '@vigia/core';
 import type { Finding, PackRule, RuleMeta } from '../../engine/rule.js';
-import { defineRule, noFindings, type RuleStep } from '../../engine/rule.js';
+import { defineRule, keepState, noFindings, type RuleStep } from '../../engine/rule.js';
 import type { SampleFacts } from '../../engine/sample-facts.js';
 import type { RuleId } from '../../violations/rule-ids.js';
 import type { Measured, PlaceRef } from '../../violations/violation.js';
 import { confidenceOf } from './confidence.js';
 import { type LastReport, shouldReport } from './report-throttle.js';
-import { extendRun, type Run, startRun } from './run.js';
+import { extendRun, extendRunInPlace, markRaised, type Run, startRun } from './run.js';
 
 /** What a sustained-condition rule observes on one sample: null when the condition does not hold. */
 export interface Observation<E> {
@@ -40,6 +40,16 @@ interface State<E> {
   readonly key: string | null;
   readonly place: PlaceRef | null;
   readonly reported: LastReport | null;
+  /**
+   * The run was made by this rule's step for this vehicle (never restored from a checkpoint,
+   * never handed out), so a later sample extends it in place (`extendRunInPlace`): a run was a
+   * new 15-field object per sample of a vehicle in it (the no-contract runs of every charter bus
+   * without one), outliving a young-generation collection and copied or promoted by it. Nothing
+   * else holds it: findings copy its figures, `close` (and so a provisional close) only reads it,
+   * and a checkpoint takes a copy without the flag (`forCheckpoint`, the shape it always had), so
+   * a restored run is copied once before it is extended.
+   */
+  readonly own?: boolean;
 }
 
 /**
@@ -66,7 +76,7 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
   });
 
   // Most samples hold no condition and have no run open: answer them without allocating.
-  const idleState: State<E> = { run: null, key: null, place: null, reported: null };
+  const idleState: State<E> = { run: null, key: null, place: null, reported: null, own: false };
   const idle: RuleStep<State<E>> = { state: idleState, findings: noFindings };
 
   return defineRule<State<E>, C, X>({
@@ -76,6 +86,12 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
     description: spec.description,
     penalty: spec.penalty,
     init: () => idleState,
+    forCheckpoint: (state) => ({
+      run: state.run === null ? null : { ...state.run },
+      key: state.key,
+      place: state.place,
+      reported: state.reported,
+    }),
     step(state, ctx, config) {
       const observation = spec.observe(ctx, config);
       if (observation === null && state.run === null) return idle;
@@ -96,20 +112,23 @@ export function sustainedRule<E, C, X extends SampleFacts>(spec: SustainedRuleSp
       const place = observation.place ?? (run ? state.place : null);
       // Telemetry of this stretch arrived out of order: the run may hide a break it cannot see.
       const suspected = observation.suspected || ctx.lateDropped > 0;
-      run = run
-        ? extendRun(run, ctx, suspected, observation.fold(run.extra))
-        : startRun(ctx, observation.suspected, observation.fold(null));
+      // This rule's own run (see `State`) is extended in place; any other is copied once.
+      const inPlace = run !== null && state.own === true && run === state.run;
+      if (run === null) run = startRun(ctx, observation.suspected, observation.fold(null));
+      else if (inPlace) extendRunInPlace(run, ctx, suspected, observation.fold(run.extra));
+      else run = extendRun(run, ctx, suspected, observation.fold(run.extra));
       if (spec.qualifies(run, config)) {
         const confidence = confidenceOf(run.suspected);
         if (shouldReport(reported, run.lastMs, confidence, null, ctx.general.updateIntervalS)) {
           news = finding(run, place, 'ongoing', config);
           reported = { endedAt: run.lastMs, confidence, variant: null };
         }
-        // A run already raised carries the flag through extendRun: copy it only the first time.
-        if (!run.raised) run = { ...run, raised: true };
+        // A run already raised carries the flag on: set it only the first time.
+        if (!run.raised) run = inPlace ? markRaised(run) : { ...run, raised: true };
       }
+      if (inPlace && news === null && ended === null && key === state.key && place === state.place) return keepState;
       const findings = ended === null ? (news === null ? noFindings : [news]) : news === null ? [ended] : [ended, news];
-      return { state: { run, key, place, reported }, findings };
+      return { state: { run, key, place, reported, own: true }, findings };
     },
     close(state, _info, config) {
       const findings: Finding[] = [];

@@ -23,7 +23,13 @@ import { StandBoard, type StandBoardRules } from './stand-board.js';
 import type { StandPresenceConfig } from './stand-config.js';
 import { initialPresenceState, stepPresence } from './stand-presence.js';
 import type { TaxiContext } from './taxi-context.js';
-import { initialTripState, type TripDistanceSettings, type TripSignal, trackTripInto } from './taxi-trip.js';
+import {
+  copyTripState,
+  initialTripState,
+  type TripDistanceSettings,
+  type TripSignal,
+  trackTripInto,
+} from './taxi-trip.js';
 
 /** The parts of a taxi pack (DF, Belém) that differ; the wiring is shared. */
 export interface TaxiPackParts<C> {
@@ -105,11 +111,14 @@ export function createTaxiRuntime<C>(parts: TaxiPackParts<C>): PackRuntime {
         },
         peekClose: (info) => peekCloseRules(rules, states, info, parts.config),
         exportState: () => ({
-          detectors: { trip, presence: { ...presence, lastMs: presenceLastMs } },
+          // A snapshot: the tracker goes on updating its trip in place (`copyTripState`).
+          detectors: { trip: copyTripState(trip), presence: { ...presence, lastMs: presenceLastMs } },
           slots: exportRuleStates(rules, states),
         }),
         importState(state) {
-          trip = (state.detectors.trip as typeof trip | undefined) ?? initialTripState;
+          // The tracker's own objects, never the caller's (`copyTripState`).
+          const saved = state.detectors.trip as typeof trip | undefined;
+          trip = saved === undefined || saved === null ? initialTripState : copyTripState(saved);
           presence = (state.detectors.presence as typeof presence | undefined) ?? initialPresenceState;
           presenceLastMs = presence.lastMs;
           importRuleStates(rules, states, state.slots);

@@ -76,6 +76,15 @@ interface Anchor {
   readonly accuracyM: number;
 }
 
+/**
+ * The tracker's state, as a checkpoint holds it. While a vehicle's tracker runs, its trip and
+ * anchor are that tracker's own objects, updated in place on every sample of the trip (see
+ * `trackTripInto`): a hired taxi's trip was a new 14-field object (and anchor and pair) per
+ * sample, each outliving a young-generation collection and copied or promoted by it — the
+ * largest part of what the engine kept alive per sample. Whatever reads them does so during the
+ * sample's step only, or copies them: the ended trip is a copy, rules copy the fields they keep,
+ * `copyTripState` makes the checkpoint's snapshot and the restored state's own objects.
+ */
 export interface TripTrackerState {
   readonly trip: TripView | null;
   /** The last position the current trip counted distance to. */
@@ -83,6 +92,19 @@ export interface TripTrackerState {
 }
 
 export const initialTripState: TripTrackerState = { trip: null, anchor: null };
+
+/**
+ * A copy of the state owning nothing of the original (the trip and anchor are flat data): what a
+ * checkpoint takes of a running tracker, and what a tracker restored from one starts from, so
+ * that the objects `trackTripInto` updates in place are never shared.
+ */
+export const copyTripState = (state: TripTrackerState): TripTrackerState =>
+  state.trip === null && state.anchor === null
+    ? initialTripState
+    : {
+        trip: state.trip === null ? null : { ...state.trip },
+        anchor: state.anchor === null ? null : { ...state.anchor },
+      };
 
 const anchorOf = (ctx: SampleFacts, settings: TripDistanceSettings): Anchor => ({
   lat: ctx.sample.lat,
@@ -107,6 +129,10 @@ const inTrip = (ctx: SampleFacts): boolean => ctx.sample.meterState === 'hired' 
  * The trip tracker's step: the new state, and the sample's trip signal written into `out`. A taxi
  * pack fills one signal for every sample (it goes on the facts object, read during the rules' step
  * and never kept) rather than a new signal and a pair to return it in.
+ *
+ * A trip that carries on is updated in place, and so is its anchor when the fix moves it; the
+ * state returned is then `state` itself. `state` must be the tracker's own (returned by this
+ * function, or `copyTripState` of a checkpoint's): see `TripTrackerState`.
  */
 export function trackTripInto(
   state: TripTrackerState,
@@ -161,30 +187,33 @@ export function trackTripInto(
     } else {
       // Nothing is measured across a gap: the trace restarts from this fix.
       stepM = ctx.gapBefore || !anchor ? 0 : displacementM(anchor, ctx, distance);
-      if (ctx.gapBefore || !anchor || stepM > 0) anchor = anchorOf(ctx, distance);
-      // Spelled out rather than spread: a hired taxi extends its trip on every sample.
-      trip = {
-        id: trip.id,
-        meterTripId: trip.meterTripId,
-        startMs: trip.startMs,
-        startLat: trip.startLat,
-        startLon: trip.startLon,
-        lastMs: ctx.ms,
-        lastLat: s.lat,
-        lastLon: s.lon,
-        distanceM: trip.distanceM + stepM,
-        gaps: trip.gaps + (ctx.gapBefore ? 1 : 0),
-        maxIntervalS: Math.max(trip.maxIntervalS, (ctx.ms - trip.lastMs) / 1000),
-        lateDropped: trip.lateDropped + ctx.lateDropped,
-        samples: trip.samples + 1,
-        maxFareCents:
-          s.meterFareCents === null ? trip.maxFareCents : Math.max(trip.maxFareCents ?? 0, s.meterFareCents),
-      };
+      if (!anchor) anchor = anchorOf(ctx, distance);
+      else if (ctx.gapBefore || stepM > 0) {
+        // The tracker's own anchor (see `TripTrackerState`), moved to this fix in place.
+        const moved = anchor as Writable<Anchor>;
+        moved.lat = s.lat;
+        moved.lon = s.lon;
+        moved.accuracyM = s.accuracyM ?? distance.assumedAccuracyM;
+      }
+      // The tracker's own trip, extended in place: a hired taxi extends its trip on every sample.
+      const t = trip as Writable<TripView>;
+      const intervalS = (ctx.ms - t.lastMs) / 1000;
+      t.lastMs = ctx.ms;
+      t.lastLat = s.lat;
+      t.lastLon = s.lon;
+      t.distanceM = t.distanceM + stepM;
+      t.gaps = t.gaps + (ctx.gapBefore ? 1 : 0);
+      t.maxIntervalS = Math.max(t.maxIntervalS, intervalS);
+      t.lateDropped = t.lateDropped + ctx.lateDropped;
+      t.samples = t.samples + 1;
+      t.maxFareCents = s.meterFareCents === null ? t.maxFareCents : Math.max(t.maxFareCents ?? 0, s.meterFareCents);
     }
   }
   if (!trip) anchor = null;
   out.current = trip;
   out.ended = ended;
   out.stepM = stepM;
-  return { trip, anchor };
+  // The same objects (a trip carried on, updated above): the same state.
+  if (trip === state.trip && anchor === state.anchor) return state;
+  return trip === null && anchor === null ? initialTripState : { trip, anchor };
 }

@@ -12,7 +12,7 @@ import type { Writable } from '../../engine/sample-facts.js';
 import { assessSpRecidivism } from '../../penalties/recidivism.js';
 import { assertTimeZone } from '../../time/local-time.js';
 import { enabledRules, RuleCatalogue } from '../common/assemble.js';
-import { type CharterTrip, trackCharterTrip } from './charter-trip.js';
+import { type CharterTrip, type CharterTripSignal, copyCharterTrip, trackCharterTripInto } from './charter-trip.js';
 import { type SpConfig, type SpConfigInput, spConfigSchema } from './config.js';
 import type { SpContext } from './context.js';
 import { detectDwell, initialDwellState } from './dwell-detector.js';
@@ -54,6 +54,11 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
   assertTimeZone(config.timeZone);
   const rules = enabledRules(spRules, config.disabledRules);
   const catalogue = new RuleCatalogue('sp-fretamento', config, spRules);
+  /** One charter-trip signal for the pack, filled for each sample (`trackCharterTripInto`): rules read it during their step only. */
+  const tripSignal: Writable<CharterTripSignal> = {
+    trip: { id: '', startMs: 0, lastMs: 0, lastMovingMs: 0 },
+    ended: null,
+  };
   return {
     pack: 'sp-fretamento',
     timeZone: config.timeZone,
@@ -75,13 +80,12 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
         step(facts) {
           const d = detectDwell(dwell, facts, config.boardingAtStop);
           dwell = d.state;
-          const t = trackCharterTrip(trip, facts, config.regularService.tripBreakStillS);
-          trip = t.trip;
+          trip = trackCharterTripInto(trip, facts, config.regularService.tripBreakStillS, tripSignal);
           // The engine's facts object, reused from sample to sample: extended in place with the
           // pack's signals rather than copied (its shape settles after the first sample).
           const ctx = facts as Writable<SpContext>;
           ctx.dwell = d.signal;
-          ctx.charterTrip = t.signal;
+          ctx.charterTrip = tripSignal;
           return stepRules(rules, states, ctx, config);
         },
         close(info) {
@@ -90,10 +94,14 @@ export function createSpFretamentoPack(input: SpConfigInput = {}): PackRuntime {
           return closeRules(rules, states, info, config);
         },
         peekClose: (info) => peekCloseRules(rules, states, info, config),
-        exportState: () => ({ detectors: { dwell, trip }, slots: exportRuleStates(rules, states) }),
+        // The trip as a snapshot, and restored as the tracker's own: the tracker updates it in place.
+        exportState: () => ({
+          detectors: { dwell, trip: copyCharterTrip(trip) },
+          slots: exportRuleStates(rules, states),
+        }),
         importState(state) {
           dwell = (state.detectors.dwell as typeof dwell | undefined) ?? initialDwellState;
-          trip = (state.detectors.trip as CharterTrip | null | undefined) ?? null;
+          trip = copyCharterTrip((state.detectors.trip as CharterTrip | null | undefined) ?? null);
           importRuleStates(rules, states, state.slots);
         },
       };
