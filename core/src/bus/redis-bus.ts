@@ -22,6 +22,8 @@ export class RedisBus implements Bus {
   private readonly handlers = new Set<BusHandler>();
   /** The subscriber connection closed (or never opened) since the handlers last heard everything. */
   private interrupted = false;
+  /** Messages heard while `interrupted`, delivered after `bus-resumed`. */
+  private held: BusMessage[] = [];
   private closed = false;
   /** What failed to publish, to publish once Redis is back. */
   private readonly owed: OwedMessages;
@@ -104,16 +106,11 @@ export class RedisBus implements Bus {
     });
     sub.on('ready', () => {
       if (!this.interrupted) return;
-      this.interrupted = false;
       // ioredis queued its own re-subscription before 'ready' was emitted; this SUBSCRIBE answers
       // after it, so once it does, nothing published from now on is missed, and what the
       // handlers reload on `bus-resumed` cannot be older than the next message they hear.
       sub.subscribe(this.channel).then(
-        () => {
-          if (this.closed) return;
-          this.log.info({ code: 'BUS_RESUMED' }, 'bus connected again: subscribers reload what they cache');
-          this.deliver({ type: 'bus-resumed' });
-        },
+        () => this.resumed(),
         (err: unknown) => this.log.warn({ err, code: 'REDIS_SUBSCRIBE_FAILED' }, 'bus not resubscribed'),
       );
     });
@@ -129,8 +126,26 @@ export class RedisBus implements Bus {
         this.log.warn({ err, code: 'BUS_BAD_MESSAGE' }, 'dropped a malformed bus message');
         return;
       }
+      // Heard between ioredis' own re-subscription and ours: held, so that the handlers hear
+      // `bus-resumed` first, as they would have without the race.
+      if (this.interrupted) {
+        this.held.push(message);
+        if (this.held.length >= MAX_HELD) this.resumed();
+        return;
+      }
       this.deliver(message);
     });
+  }
+
+  /** Subscribed again after an interruption: `bus-resumed`, then what was held meanwhile. */
+  private resumed(): void {
+    if (!this.interrupted || this.closed) return;
+    this.interrupted = false;
+    this.log.info({ code: 'BUS_RESUMED' }, 'bus connected again: subscribers reload what they cache');
+    this.deliver({ type: 'bus-resumed' });
+    const held = this.held;
+    this.held = [];
+    for (const message of held) this.deliver(message);
   }
 
   private deliver(event: BusEvent): void {
@@ -165,3 +180,9 @@ export class RedisBus implements Bus {
 
 /** A publish not answered by Redis within this long fails (and what it carried is owed, above). */
 const PUBLISH_TIMEOUT_MS = 5_000;
+/**
+ * Messages held while the resumption's own SUBSCRIBE is unanswered (a moment, normally). Should it
+ * never be answered while messages keep arriving, the resumption is declared at this many rather
+ * than holding them without bound.
+ */
+const MAX_HELD = 10_000;
