@@ -48,6 +48,8 @@ export interface RunningSystem {
   alerts?: AlertService;
   /** Radio-taxi bookings: routes, offer worker, progress from telemetry (API processes). */
   bookings?: Bookings;
+  /** Socket.IO `/live` (API processes). */
+  live?: LiveHub;
   close(): Promise<void>;
 }
 
@@ -215,6 +217,7 @@ export async function startSystem(
     log,
     alerts,
     bookings,
+    live,
     close() {
       closing ??= (async () => {
         const step = async (name: string, fn: () => Promise<void> | undefined) => {

@@ -185,12 +185,14 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     await waitFor('B to disconnect the retired user’s socket', () => disconnected, PATIENCE_MS);
   });
 
-  it('a position B missed while cut off reaches B’s live sockets once its bus resumes', async () => {
+  it('a position B missed while cut off reaches B’s live sockets once its bus resumes, and they are told to resync', async () => {
     const dev = await registerVehicle(a, { operatorId: `op-${randomBytes(3).toString('hex')}` });
     const live = io(`${b.url}/live`, { auth: { token: a.adminToken }, transports: ['websocket'], reconnection: false });
     sockets.push(live);
     const pushed: FleetUpdate[] = [];
     live.on('fleet', (updates: FleetUpdate[]) => pushed.push(...updates));
+    let resyncs = 0;
+    live.on('resync', () => resyncs++);
     await new Promise<void>((resolve, reject) => {
       live.on('connect', () => resolve());
       live.on('connect_error', reject);
@@ -221,6 +223,9 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     );
     expect(update).toMatchObject({ lat: -15.8, lon: -47.9, plate: expect.any(String), pack: 'df-taxi' });
     expect(logsOfB().some((l) => l.code === 'LIVE_FLEET_RELOADED')).toBe(true);
+    // Violations and bookings it missed are not re-sent: the client is told to list them again.
+    await waitFor('B to tell its socket that pushes were lost', () => resyncs === 1, PATIENCE_MS);
+    expect(live.connected).toBe(true);
   });
 
   it('an offer made while B is cut off reaches the taxi’s page on B once B’s bus resumes', async () => {

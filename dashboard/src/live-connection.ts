@@ -11,6 +11,8 @@ interface ServerToClientEvents {
   violation: (violation: unknown) => void;
   /** One booking (dispatch console); checked by the receiver (dispatch-types.ts), hence `unknown`. */
   booking: (booking: unknown) => void;
+  /** Pushes to this socket may have been lost on the server's side (api/API.md, `resync`). */
+  resync: () => void;
 }
 
 interface ClientToServerEvents {
@@ -58,8 +60,11 @@ export interface LiveConnectionHandlers {
   /** Only admin and dispatcher sockets receive bookings (of their operators). */
   onBooking?(booking: unknown): void;
   onStateChange(state: ConnectionState): void;
-  /** Connected again after a loss: pushes sent meanwhile are gone, so the caller resynchronises. */
-  onReconnected(): void;
+  /**
+   * Pushes were lost, so the caller resynchronises: connected again after a loss, or told so by
+   * the server (`resync`: its process was cut off from the others while this socket stayed).
+   */
+  onResync(): void;
   /**
    * The server refused or dropped the connection on purpose (bad or revoked token, most likely).
    * Socket.IO does not retry by itself then; the caller decides whether to `retry()`.
@@ -86,7 +91,7 @@ export class LiveConnection {
       onStateChange: (state) => handlers.onStateChange(state),
       onConnected: (again) => {
         if (this.viewport) this.sendViewport();
-        if (again) handlers.onReconnected();
+        if (again) handlers.onResync();
       },
       onRefused: () => handlers.onRefused(),
     });
@@ -104,6 +109,7 @@ export class LiveConnection {
     });
     this.socket.on('violation', (violation) => handlers.onViolation(violation));
     this.socket.on('booking', (booking) => handlers.onBooking?.(booking));
+    this.socket.on('resync', () => handlers.onResync());
   }
 
   /**

@@ -126,7 +126,7 @@ export class DashboardSession {
       onViolation: (violation) => violations.applyLive(violation),
       onBooking: (booking) => this.options.bookings?.applyLive(booking),
       onStateChange: (state) => indicator.show(state),
-      onReconnected: () => {
+      onResync: () => {
         violations.resync();
         this.options.bookings?.resync();
         api.listVehicles().then(

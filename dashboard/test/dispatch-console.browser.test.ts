@@ -394,6 +394,18 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
       .toBe('2');
   });
 
+  it('reads its bookings again when the server says pushes were lost, staying connected', async () => {
+    const relisted = page.waitForRequest((request) => new URL(request.url()).pathname === '/v1/bookings', {
+      timeout: 15_000,
+    });
+    // What the live hub sends its sockets when its process's bus resumes after a Redis outage.
+    const live = sys.live;
+    if (!live) throw new Error('no live hub');
+    live.io.of('/live').emit('resync');
+    await relisted;
+    expect(await page.locator('#connection').getAttribute('data-state')).toBe('live');
+  });
+
   it('loads the bookings again after a reload, with the day’s report and its CSV', async () => {
     await page.reload();
     // Loaded, not pushed: the four bookings of this run in their last status.

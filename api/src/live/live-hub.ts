@@ -7,6 +7,7 @@ import { Server, type Socket } from 'socket.io';
 import { adapterRedisClients } from './adapter-redis.js';
 import {
   FLEET_DELTA_EVENT,
+  RESYNC_EVENT,
   VIEWPORT_EVENT,
   type ViewportAck,
   type ViewportMessage,
@@ -148,6 +149,9 @@ export class LiveHub {
       }
       if (message.type === 'bus-resumed') {
         this.reloadFleet();
+        // Violations and bookings published meanwhile are lost to this process's sockets too:
+        // their clients list them again, as after a reconnection.
+        this.io.of(LIVE_NAMESPACE).local.emit(RESYNC_EVENT);
         return;
       }
       if (message.type === 'fleet') this.take(message.updates);

@@ -16,6 +16,12 @@ import { z } from 'zod';
 export const VIEWPORT_EVENT = 'viewport';
 /** Server → client: a delta-encoded push for a socket that sent a viewport. */
 export const FLEET_DELTA_EVENT = 'fleet-delta';
+/**
+ * Server → client, no payload: pushes meant for this socket may have been lost (its API process
+ * was cut off from the other processes), so the client reads again what it lists, as after a
+ * reconnection. The socket's subscription itself is intact.
+ */
+export const RESYNC_EVENT = 'resync';
 
 const longitude = z.number().min(-180).max(180);
 const latitude = z.number().min(-90).max(90);
