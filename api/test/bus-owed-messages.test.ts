@@ -1,18 +1,12 @@
-import { type Booking, type BusMessage, type FleetUpdate, type LiveViolation, OwedMessages } from '@vigia/core';
+import { type Booking, type BusMessage, type LiveViolation, OwedMessages } from '@vigia/core';
 import { describe, expect, it } from 'vitest';
-import { busBooking, fleetUpdate } from './fleet-support.js';
+import { busBooking, positionAtSecond } from './fleet-support.js';
 
 /** What a process keeps of the messages it failed to publish, and what it publishes again. */
 
 const silent = { error: () => undefined };
 
-/** `vehicleId`'s position at second `second` of a fixed minute (so that order is by the argument). */
-const position = (vehicleId: string, second: number): FleetUpdate =>
-  fleetUpdate(
-    vehicleId,
-    { lat: -15.79, lon: -47.88 },
-    { ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString() },
-  );
+const position = positionAtSecond;
 
 /** Booking `id` in `status`, its times fixed so two builds of one state are equal. */
 const booking = (id: string, status: Booking['status']): Booking =>

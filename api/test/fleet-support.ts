@@ -59,3 +59,14 @@ export function busBooking(id: string, operatorId: string, fields: Partial<Booki
     ...fields,
   };
 }
+
+/**
+ * `vehicleId` at second `second` of a fixed minute, a little further north each second: positions
+ * whose order (by time) is the argument's, equal whenever built with the same arguments.
+ */
+export const positionAtSecond = (vehicleId: string, second: number): FleetUpdate =>
+  fleetUpdate(
+    vehicleId,
+    { lat: -15.79 + second / 10_000, lon: -47.88 },
+    { ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString() },
+  );

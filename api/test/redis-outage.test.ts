@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapterRedisClients } from '../src/live/adapter-redis.js';
-import { fleetUpdate } from './fleet-support.js';
+import { positionAtSecond } from './fleet-support.js';
 import { waitFor } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
 
@@ -114,14 +114,7 @@ describe('Redis connections across an outage', () => {
     other.subscribe((m) => {
       if (m.type === 'fleet') heard.push(...m.updates);
     });
-    const at = (vehicleId: string, second: number): FleetUpdate =>
-      fleetUpdate(
-        vehicleId,
-        { lat: -15.79 + second / 10_000, lon: -47.88 },
-        {
-          ts: new Date(Date.UTC(2026, 11, 2, 6, 0, second)).toISOString(),
-        },
-      );
+    const at = positionAtSecond;
     try {
       await waitFor('the publisher to connect', () => publisher.ping());
       await waitFor('the other process to hear the publisher', async () => {
