@@ -146,10 +146,20 @@ describe.skipIf(!hasChromium)('history and replay in headless Chromium', () => {
     const history = page.locator('.vehicle-popup__history');
     await history.waitFor({ timeout: 5000 });
     expect(await history.textContent()).toBe('Histórico');
-    await history.click();
-
     const panel = page.locator('.replay-panel[data-mode="vehicle"]');
-    await panel.waitFor({ timeout: panelTimeoutMs });
+    // The popup follows its taxi every second: on a loaded machine the click can land where the
+    // button was a moment before (a fresh-clone run of 03990c4 waited 30 s for a panel that never
+    // opened). Clicked again until the panel shows, as a person would.
+    await expect
+      .poll(
+        async () => {
+          if (await panel.isVisible()) return true;
+          if (await history.isVisible()) await history.click({ timeout: 5000 }).catch(() => undefined);
+          return false;
+        },
+        { timeout: panelTimeoutMs, interval: 3000 },
+      )
+      .toBe(true);
     const timeline = page.locator('.replay-timeline');
     await expect
       .poll(async () => Number(await timeline.getAttribute('data-points')), { timeout: 15_000 })
