@@ -162,6 +162,7 @@ export async function startSystem(
       source: driverFeedFrom(new BookingStore(db)),
       log,
       revalidateMs: Math.max(1000, config.DEVICE_CACHE_TTL_MS),
+      snapshotBatch: config.DRIVER_RESYNC_BATCH,
     });
   }
   await app.listen({ port: config.PORT, host: config.HOST });

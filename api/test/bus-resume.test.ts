@@ -21,6 +21,10 @@ const PATIENCE_MS = 30_000;
 interface LogLine {
   code?: string;
   msg?: string;
+  pages?: number;
+  vehicles?: number;
+  batches?: number;
+  failedVehicles?: number;
   messageType?: string;
   collection?: string;
 }
@@ -38,7 +42,8 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     await redis.start();
     pair = await startProcessPair({
       // An offer outlives the outage and the resume, however slow the machine.
-      shared: { DEVICE_CACHE_TTL_MS: CACHE_TTL, DISPATCH_OFFER_TIMEOUT_S: '300' },
+      // Taxi pages are resynced two vehicles at a time: the offer test's three take two batches.
+      shared: { DEVICE_CACHE_TTL_MS: CACHE_TTL, DISPATCH_OFFER_TIMEOUT_S: '300', DRIVER_RESYNC_BATCH: '2' },
       redisUrlForB: `redis://127.0.0.1:${redis.port}`,
     });
     ({ a, b, procB } = pair);
@@ -228,8 +233,14 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
     expect(live.connected).toBe(true);
   });
 
-  it('an offer made while B is cut off reaches the taxi’s page on B once B’s bus resumes', async () => {
+  it('an offer made while B is cut off reaches the taxi’s page on B once B’s bus resumes, read in batches', async () => {
     const taxi = await registerVehicle(a, { operatorId: `op-${randomBytes(3).toString('hex')}` });
+    // Two other taxis with a page each, and a second page of the offered taxi: four pages of three
+    // vehicles, resynced in two batches (DRIVER_RESYNC_BATCH 2), each page with its own snapshot.
+    const others = [
+      await registerVehicle(a, { operatorId: `op-${randomBytes(3).toString('hex')}` }),
+      await registerVehicle(a, { operatorId: `op-${randomBytes(3).toString('hex')}` }),
+    ];
     const pickup = { lat: -15.7942, lon: -47.8822, address: 'SCS Quadra 2, Brasília' };
     const reported = await api(
       a,
@@ -245,11 +256,19 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
       taxi.token,
     );
     expect(reported.status).toBe(200);
-    const page = io(`${b.url}/driver`, { auth: { token: taxi.token }, transports: ['websocket'], reconnection: false });
-    sockets.push(page);
-    const events: { event: string; payload: { id?: string; offerIds?: string[] } }[] = [];
-    page.onAny((event: string, payload: { id?: string; offerIds?: string[] }) => events.push({ event, payload }));
-    await waitFor('the page’s first snapshot', () => events.some((e) => e.event === 'synced'), PATIENCE_MS);
+    type DriverEvent = { event: string; payload: { id?: string; offerIds?: string[]; vehicleId?: string } };
+    const openPage = async (token: string): Promise<DriverEvent[]> => {
+      const page = io(`${b.url}/driver`, { auth: { token }, transports: ['websocket'], reconnection: false });
+      sockets.push(page);
+      const received: DriverEvent[] = [];
+      page.onAny((event: string, payload: DriverEvent['payload']) => received.push({ event, payload }));
+      await waitFor('the page’s first snapshot', () => received.some((e) => e.event === 'synced'), PATIENCE_MS);
+      return received;
+    };
+    const events = await openPage(taxi.token);
+    const secondPage = await openPage(taxi.token);
+    const otherPages = [await openPage(others[0]!.token), await openPage(others[1]!.token)];
+    const resyncsBefore = logsOfB().filter((l) => l.code === 'DRIVER_RESYNCED').length;
 
     await cutB();
     const booking = await api<{ id: string }>(a, 'POST', '/v1/bookings', {
@@ -284,6 +303,28 @@ describe('registry writes and caches across a Redis outage (services mode)', () 
       () => events.some((e) => e.event === 'synced' && e.payload.offerIds?.includes(offer.id)),
       PATIENCE_MS,
     );
+    await waitFor(
+      'the second page of the taxi to get it too',
+      () => secondPage.some((e) => e.event === 'synced' && e.payload.offerIds?.includes(offer.id)),
+      PATIENCE_MS,
+    );
+    // The other taxis start over with their own, empty, snapshots: no offer of another vehicle.
+    for (const [i, received] of otherPages.entries()) {
+      await waitFor(
+        `taxi ${i + 1}’s page to be resynced`,
+        () => received.filter((e) => e.event === 'synced').length === 2,
+        PATIENCE_MS,
+      );
+      const synced = received.filter((e) => e.event === 'synced').map((e) => e.payload);
+      expect(synced[1]).toMatchObject({ vehicleId: others[i]!.vehicleId, offerIds: [] });
+      expect(received.filter((e) => e.event === 'offer')).toEqual([]);
+    }
+    const resynced = await waitFor(
+      'B to log its pages resynced',
+      () => logsOfB().filter((l) => l.code === 'DRIVER_RESYNCED')[resyncsBefore],
+      PATIENCE_MS,
+    );
+    expect(resynced).toMatchObject({ pages: 4, vehicles: 3, batches: 2, failedVehicles: 0 });
   });
 
   it('a user retired through B while only B’s Redis is away is refused by A once B reconnects: B re-publishes what it owed', async () => {

@@ -196,6 +196,11 @@ export const configSchema = z.object({
   DISPATCH_OFFER_TIMEOUT_S: positiveInt(20),
   /** Dispatch: a booking nobody has taken after this many seconds is `expired` (the console sounds it). */
   DISPATCH_BOOKING_TIMEOUT_S: positiveInt(300),
+  /**
+   * Dispatch: when an API process's bus resumes after an outage, every taxi page it holds is sent
+   * its snapshot again; the snapshots are read for this many vehicles at a time, batch after batch.
+   */
+  DRIVER_RESYNC_BATCH: positiveInt(500),
   /** Dispatch: a taxi within this many metres of the pickup has `arrived`. */
   DISPATCH_ARRIVAL_RADIUS_M: positiveInt(50),
   /** Dispatch worker: how often each API process looks for offers due to expire and bookings to offer, in milliseconds. */

@@ -367,7 +367,9 @@ export class BookingStore {
   }
 
   /** Open offers (not answered, not past their expiry), oldest first. */
-  async openOffers(filter: OfferQuery & { operatorIds?: readonly string[] }): Promise<OpenOffer[]> {
+  async openOffers(
+    filter: OfferQuery & { operatorIds?: readonly string[]; vehicleIds?: readonly string[] },
+  ): Promise<OpenOffer[]> {
     const where = ['o.response IS NULL', 'o.expires_at > now()'];
     const params: unknown[] = [];
     const add = (sql: string, value: unknown) => {
@@ -377,6 +379,7 @@ export class BookingStore {
     if (filter.operatorIds) add('b.operator_id = ANY(?::text[])', filter.operatorIds);
     if (filter.operatorId) add('b.operator_id = ?', filter.operatorId);
     if (filter.vehicleId) add('o.vehicle_id = ?', filter.vehicleId);
+    if (filter.vehicleIds) add('o.vehicle_id = ANY(?::text[])', filter.vehicleIds);
     params.push(filter.limit);
     const { rows } = await this.db.query<
       OfferRow &
@@ -558,13 +561,21 @@ export class BookingStore {
 
   /** Every booking in progress (accepted, arrived, on board): what telemetry moves on. */
   /** The booking `vehicleId` is serving (accepted, arrived, on board), found by its index; undefined: none. */
-  async servingBooking(vehicleId: string): Promise<Booking | undefined> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `SELECT id FROM bookings WHERE vehicle_id = $1 AND status IN ('accepted', 'arrived', 'on-board')`,
-      [vehicleId],
+  /** The bookings these vehicles are serving (accepted, arrived, on-board): two reads however many vehicles. */
+  async servingBookings(vehicleIds: readonly string[]): Promise<Booking[]> {
+    if (vehicleIds.length === 0) return [];
+    const { rows } = await this.db.query<BookingRow>(
+      `SELECT ${SELECT_BOOKING} FROM bookings b
+       WHERE b.vehicle_id = ANY($1::text[]) AND b.status IN ('accepted', 'arrived', 'on-board')`,
+      [vehicleIds],
     );
-    const id = rows[0]?.id;
-    return id === undefined ? undefined : this.get(id);
+    const offers = new Map<string, OfferRow[]>();
+    for (const o of await this.offersOf(rows.map((b) => b.id))) {
+      const list = offers.get(o.bookingId);
+      if (list) list.push(o);
+      else offers.set(o.bookingId, [o]);
+    }
+    return rows.map((b) => toBooking(b, offers.get(b.id) ?? []));
   }
 
   async activeBookings(): Promise<ActiveBooking[]> {

@@ -14,26 +14,46 @@ const servingStatuses: ReadonlySet<Booking['status']> = new Set(['accepted', 'ar
 /** Where a served booking ends: sent once more so the page can leave it. */
 const endStatuses: ReadonlySet<Booking['status']> = new Set(['completed', 'cancelled']);
 
+/** What a taxi's page starts from: `synced` closes it. */
+export interface DriverSnapshot {
+  /** The vehicle's plate (what the driver recognises), null for an unknown vehicle. */
+  plate: string | null;
+  /** Its open offers, as items of `GET /v1/offers?vehicleId=`. */
+  offers: OpenOffer[];
+  /** The booking it is serving (accepted, arrived, on-board), or null. */
+  serving: Booking | null;
+}
+
 /** What the hub reads of dispatch (the booking store): the same answers as `GET /v1/offers` and `GET /v1/bookings/:id`. */
 export interface DriverFeedSource {
   /** The vehicle's open offers, as items of `GET /v1/offers?vehicleId=`. */
   openOffers(vehicleId: string): Promise<OpenOffer[]>;
-  /** The booking the vehicle is serving (accepted, arrived, on-board), or null. */
-  servingBooking(vehicleId: string): Promise<Booking | null>;
-  /** The vehicle's plate (what the driver recognises), null for an unknown vehicle. */
-  plateOf(vehicleId: string): Promise<string | null>;
+  /** Each vehicle's snapshot, in a fixed number of reads however many vehicles are asked for. */
+  snapshots(vehicleIds: readonly string[]): Promise<Map<string, DriverSnapshot>>;
 }
+
+/** One open offer per taxi at a time (a unique index); a few more cost nothing if that changes. */
+const OFFERS_PER_VEHICLE = 10;
 
 /** The booking store as the hub reads it. */
 export function driverFeedFrom(store: BookingStore): DriverFeedSource {
   return {
-    // One open offer per taxi at a time (a unique index); a few more cost nothing if that changes.
-    openOffers: (vehicleId) => store.openOffers({ vehicleId, limit: 10 }),
-    async servingBooking(vehicleId) {
-      return (await store.servingBooking(vehicleId)) ?? null;
-    },
-    async plateOf(vehicleId) {
-      return (await store.vehicleFacts([vehicleId], null)).get(vehicleId)?.plate ?? null;
+    openOffers: (vehicleId) => store.openOffers({ vehicleId, limit: OFFERS_PER_VEHICLE }),
+    async snapshots(vehicleIds) {
+      const [facts, offers, serving] = await Promise.all([
+        store.vehicleFacts(vehicleIds, null),
+        store.openOffers({ vehicleIds, limit: OFFERS_PER_VEHICLE * vehicleIds.length }),
+        store.servingBookings(vehicleIds),
+      ]);
+      const snapshots = new Map<string, DriverSnapshot>();
+      for (const id of vehicleIds)
+        snapshots.set(id, { plate: facts.get(id)?.plate ?? null, offers: [], serving: null });
+      for (const offer of offers) snapshots.get(offer.vehicleId)?.offers.push(offer);
+      for (const booking of serving) {
+        const snapshot = booking.vehicleId === null ? undefined : snapshots.get(booking.vehicleId);
+        if (snapshot) snapshot.serving = booking;
+      }
+      return snapshots;
     },
   };
 }
@@ -70,6 +90,12 @@ export interface DriverHubOptions {
   source: DriverFeedSource;
   log: Logger;
   revalidateMs: number;
+  /**
+   * Vehicles whose snapshots are read together when every page starts over (a resumed bus):
+   * one batch of reads after another, so the store sees a few reads at a time, not three per
+   * page at once (`DRIVER_RESYNC_BATCH`).
+   */
+  snapshotBatch: number;
 }
 
 /** A driver's socket speaks for one vehicle: a device's own, or the one an admin names (support, tests). */
@@ -128,7 +154,9 @@ export class DriverHub {
       // drivers, and an offer lives for seconds: every page starts over from the store, as on a
       // reconnection (`hello`, the snapshot, `synced`).
       if (message.type === 'bus-resumed') {
-        for (const socket of this.nsp.sockets.values()) this.welcome(socket);
+        this.resync().catch((err: unknown) => {
+          opts.log.warn({ err, code: 'DRIVER_RESYNC_FAILED' }, 'driver pages not resynced');
+        });
         return;
       }
       if (message.type !== 'booking') return;
@@ -141,7 +169,8 @@ export class DriverHub {
     });
   }
 
-  private welcome(socket: Socket): void {
+  /** `hello` to the socket: sent before anything is read (the socket is in its room already). */
+  private hello(socket: Socket): string {
     const principal = socket.data.principal as Principal;
     const vehicleId = vehicleOf(principal, socket);
     const hello: DriverHello = {
@@ -150,18 +179,73 @@ export class DriverHub {
       identifier: principal.kind === 'device' ? principal.identifier : null,
     };
     socket.emit('hello', hello);
-    this.sendSnapshot(socket, vehicleId).catch((err: unknown) => {
-      this.opts.log.warn({ err, code: 'DRIVER_WELCOME_FAILED', socketId: socket.id }, 'driver state not sent');
-    });
+    return vehicleId;
   }
 
-  private async sendSnapshot(socket: Socket, vehicleId: string): Promise<void> {
-    const { source } = this.opts;
-    const [plate, offers, serving] = await Promise.all([
-      source.plateOf(vehicleId),
-      source.openOffers(vehicleId),
-      source.servingBooking(vehicleId),
-    ]);
+  private welcome(socket: Socket): void {
+    const vehicleId = this.hello(socket);
+    this.opts.source
+      .snapshots([vehicleId])
+      .then((snapshots) => this.sendSnapshot(socket, vehicleId, snapshots.get(vehicleId)))
+      .catch((err: unknown) => {
+        this.opts.log.warn({ err, code: 'DRIVER_WELCOME_FAILED', socketId: socket.id }, 'driver state not sent');
+      });
+  }
+
+  /**
+   * Every page of this process starts over, as on a reconnection: `hello` to all at once, then
+   * the snapshots read for a batch of vehicles at a time (each page's own, however many pages a
+   * vehicle has), so a process holding thousands of pages does not ask the store for three reads
+   * per page at the same instant.
+   */
+  private async resync(): Promise<void> {
+    const startedMs = Date.now();
+    const pages = new Map<string, Socket[]>();
+    let pageCount = 0;
+    for (const socket of this.nsp.sockets.values()) {
+      pageCount++;
+      const vehicleId = this.hello(socket);
+      const list = pages.get(vehicleId);
+      if (list) list.push(socket);
+      else pages.set(vehicleId, [socket]);
+    }
+    const vehicleIds = [...pages.keys()];
+    const batch = this.opts.snapshotBatch;
+    let batches = 0;
+    let failed = 0;
+    for (let from = 0; from < vehicleIds.length; from += batch) {
+      const ids = vehicleIds.slice(from, from + batch);
+      batches++;
+      let snapshots: Map<string, DriverSnapshot>;
+      try {
+        snapshots = await this.opts.source.snapshots(ids);
+      } catch (err) {
+        // The next batch may well be read: a page without its snapshot keeps what it had.
+        failed += ids.length;
+        this.opts.log.warn({ err, code: 'DRIVER_WELCOME_FAILED', vehicles: ids.length }, 'driver state not sent');
+        continue;
+      }
+      for (const id of ids) {
+        for (const socket of pages.get(id) ?? [])
+          if (socket.connected) this.sendSnapshot(socket, id, snapshots.get(id));
+      }
+    }
+    this.opts.log.info(
+      {
+        code: 'DRIVER_RESYNCED',
+        pages: pageCount,
+        vehicles: vehicleIds.length,
+        batches,
+        failedVehicles: failed,
+        ms: Date.now() - startedMs,
+      },
+      'driver pages resynced after the bus resumed',
+    );
+  }
+
+  private sendSnapshot(socket: Socket, vehicleId: string, snapshot: DriverSnapshot | undefined): void {
+    const offers = snapshot?.offers ?? [];
+    const serving = snapshot?.serving ?? null;
     for (const offer of offers) {
       this.remember(offer.id, vehicleId, offer.expiresAt);
       socket.emit('offer', offer);
@@ -169,7 +253,7 @@ export class DriverHub {
     if (serving) socket.emit('booking', ownView(serving, vehicleId));
     const synced: DriverSynced = {
       vehicleId,
-      plate,
+      plate: snapshot?.plate ?? null,
       offerIds: offers.map((o) => o.id),
       bookingId: serving?.id ?? null,
     };
