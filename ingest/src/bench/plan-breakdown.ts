@@ -129,7 +129,7 @@ export function statementLabel(query: string, length = 70): string {
     .replace(/--[^\n]*/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return oneLine.length > length ? `${oneLine.slice(0, length - 1)}…` : oneLine;
+  return oneLine.length > length ? `${oneLine.slice(0, length - 1).trimEnd()}…` : oneLine;
 }
 
 /** The breakdown as text: per statement, its duration and one line per part. */

@@ -11,9 +11,13 @@
  * - Per kind: the median and p90 of the client-observed ms per 1 000 records, records/s over the
  *   time spent in them, and the backend's own CPU (`/proc/<pid>/stat` of `pg_backend_pid()`).
  * - Then one more batch under auto_explain: where its time goes, part by part.
+ * - With BENCH_STORE_VARIANT_SQL, a second database with that SQL applied after the migrations
+ *   takes the same batches in the same rotation; its figures are printed beside the first's and
+ *   what it stored is compared with what the first stored (it must be the same).
  *
  * A script that prints figures, not a test. Knobs: store-bench-options.ts.
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,6 +31,7 @@ import { processCpuSeconds } from './backend-cpu.js';
 import { type BenchSample, COPY_COLUMNS, copyLine, makeSamples } from './bench-samples.js';
 import { AUTO_EXPLAIN_OFF, AUTO_EXPLAIN_ON, collectPlans, formatBreakdown } from './plan-breakdown.js';
 import { storeBenchOptions } from './store-bench-options.js';
+import { differingTables, storedDigest } from './store-digest.js';
 
 const options = storeBenchOptions(process.env);
 /** The store's records and the COPY's rows lie in two different days: never a conflict between them. */
@@ -40,10 +45,11 @@ const describeLoad = () =>
     .join(' / ');
 
 /** The fleet: a taxi `v<n>` per device `d<n>` (the registry ids bench-samples' COPY lines use). */
-async function registerFleet(url: string, devices: number): Promise<void> {
+async function registerFleet(url: string, devices: number, variantSql?: string): Promise<void> {
   const db = openPostgres(url, 1);
   try {
     await migrate(db, createLogger('store-bench', 'silent'));
+    if (variantSql !== undefined) await db.exec(variantSql);
     const ids = Array.from({ length: devices }, (_, d) => d);
     await db.query(
       `INSERT INTO vehicles (id, plate, pack, service_type, capacity)
@@ -88,8 +94,16 @@ function toTelemetry(s: BenchSample, receivedAt: Date): Telemetry {
   };
 }
 
-/** A connection of its own, with its backend's pid, as the Queryable storeTelemetry takes. */
-async function connect(url: string): Promise<{ client: pg.Client; pid: number; db: Queryable }> {
+interface Connection {
+  client: pg.Client;
+  /** Its backend's process id, for its CPU time. */
+  pid: number;
+  /** The same connection as the Queryable storeTelemetry takes. */
+  db: Queryable;
+}
+
+/** A connection of its own, with its backend's pid. */
+async function connect(url: string): Promise<Connection> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
@@ -153,9 +167,25 @@ function summaryLine(name: string, s: Summary): string {
   return `${name.padEnd(18)} median ${s.medianMs.toFixed(1).padStart(6)} ms, p90 ${s.p90Ms.toFixed(1).padStart(6)} ms per 1 000 records; ${Math.round(s.recordsPerS).toString().padStart(7)} records/s; ${cpu} per 1 000 records`;
 }
 
-async function run(url: string): Promise<void> {
+/** One kind of batch the bench times: telemetry_store() on a database, or the bare COPY. */
+interface Kind {
+  name: string;
+  tally: Tally;
+  run(k: number): Promise<void>;
+}
+
+/** A database telemetry_store() writes to, its connection, and the outcome codes of every batch. */
+interface StoreSide {
+  name: string;
+  conn: Connection;
+  outcomes: string[];
+  rejected: number;
+}
+
+async function run(baseUrl: string, variant: { url: string; sql: string } | undefined): Promise<void> {
   const { batches, devices, batchSize, warmUpBatches } = options;
-  await registerFleet(url, devices);
+  await registerFleet(baseUrl, devices);
+  if (variant) await registerFleet(variant.url, devices, variant.sql);
   // Warm-up, measured batches, and one more for the breakdown.
   const total = (warmUpBatches + batches + 1) * batchSize;
   const receivedAt = new Date();
@@ -171,79 +201,131 @@ async function run(url: string): Promise<void> {
         .join(''),
     );
 
-  const store = await connect(url);
-  const copy = await connect(url);
+  const connections: Connection[] = [];
   try {
-    const storeTally = new Tally(store.pid);
-    const copyTally = new Tally(copy.pid);
-    let rejected = 0;
-    const storeBatch = async (k: number) => {
-      const { outcomes } = await storeTelemetry(store.db, storeRecords.slice(k * batchSize, (k + 1) * batchSize));
-      rejected += outcomes.filter((o) => o !== 'accepted').length;
+    const open = async (url: string) => {
+      const conn = await connect(url);
+      connections.push(conn);
+      return conn;
     };
-    const copyBatch = (k: number) =>
-      pipeline(
-        Readable.from([copyChunks[k] ?? '']),
-        copy.client.query(copyFrom(`COPY telemetry (${COPY_COLUMNS}) FROM STDIN`)),
+    const sides: StoreSide[] = [{ name: 'telemetry_store()', conn: await open(baseUrl), outcomes: [], rejected: 0 }];
+    if (variant) sides.push({ name: 'variant', conn: await open(variant.url), outcomes: [], rejected: 0 });
+    const copy = await open(baseUrl);
+    const storeBatch = async (side: StoreSide, k: number) => {
+      const { outcomes, advanced } = await storeTelemetry(
+        side.conn.db,
+        storeRecords.slice(k * batchSize, (k + 1) * batchSize),
       );
-    for (let k = 0; k < warmUpBatches; k++) {
-      await storeBatch(k);
-      await copyBatch(k);
-    }
+      side.rejected += outcomes.filter((o) => o !== 'accepted').length;
+      side.outcomes.push(
+        `${outcomes.join(',')}|${advanced.map((r) => `${r.deviceId}@${r.ts.toISOString()}`).join(',')}`,
+      );
+    };
+    const kinds: Kind[] = [
+      ...sides.map((side) => ({
+        name: side.name,
+        tally: new Tally(side.conn.pid),
+        run: (k: number) => storeBatch(side, k),
+      })),
+      {
+        name: 'bare COPY',
+        tally: new Tally(copy.pid),
+        run: (k: number) =>
+          pipeline(
+            Readable.from([copyChunks[k] ?? '']),
+            copy.client.query(copyFrom(`COPY telemetry (${COPY_COLUMNS}) FROM STDIN`)),
+          ),
+      },
+    ];
+    for (let k = 0; k < warmUpBatches; k++) for (const kind of kinds) await kind.run(k);
     for (let k = warmUpBatches; k < warmUpBatches + batches; k++) {
-      // Which kind goes first alternates too: neither always follows the other's writes.
-      if (k % 2 === 0) {
-        await storeTally.time(() => storeBatch(k));
-        await copyTally.time(() => copyBatch(k));
-      } else {
-        await copyTally.time(() => copyBatch(k));
-        await storeTally.time(() => storeBatch(k));
+      // Which kind goes first rotates too: none always follows another's writes.
+      for (let j = 0; j < kinds.length; j++) {
+        const kind = kinds[(k + j) % kinds.length]!;
+        await kind.tally.time(() => kind.run(k));
       }
     }
-    const storeSummary = summarise(storeTally, batchSize);
-    const copySummary = summarise(copyTally, batchSize);
     console.log(
       `${batches} batches of ${batchSize} records (${devices} vehicles, ${batchSize / devices} samples each per batch), alternated with as many COPYs:`,
     );
-    console.log(summaryLine('telemetry_store()', storeSummary));
-    console.log(summaryLine('bare COPY', copySummary));
-    const cpuRatio =
-      storeSummary.cpuMs !== undefined && copySummary.cpuMs
-        ? `; backend CPU ${(storeSummary.cpuMs / copySummary.cpuMs).toFixed(2)}× COPY's`
-        : '';
-    console.log(
-      `telemetry_store() at ${((100 * storeSummary.recordsPerS) / copySummary.recordsPerS).toFixed(0)} % of COPY's records/s${cpuRatio}`,
-    );
-    if (!storeTally.cpuReadable || !copyTally.cpuReadable)
-      console.log(`/proc/<pid>/stat of the backends (${store.pid}, ${copy.pid}) unreadable: wall time only`);
+    const summaries = kinds.map((kind) => summarise(kind.tally, batchSize));
+    kinds.forEach((kind, i) => {
+      console.log(summaryLine(kind.name, summaries[i]!));
+    });
+    const copySummary = summaries[summaries.length - 1]!;
+    sides.forEach((side, i) => {
+      const s = summaries[i]!;
+      const cpuRatio =
+        s.cpuMs !== undefined && copySummary.cpuMs
+          ? `; backend CPU ${(s.cpuMs / copySummary.cpuMs).toFixed(2)}× COPY's`
+          : '';
+      console.log(
+        `${side.name} at ${((100 * s.recordsPerS) / copySummary.recordsPerS).toFixed(0)} % of COPY's records/s${cpuRatio}`,
+      );
+    });
+    const [base, changed] = [summaries[0]!, summaries[1]];
+    if (variant && changed?.cpuMs !== undefined && base.cpuMs)
+      console.log(
+        `variant against telemetry_store(): backend CPU ×${(changed.cpuMs / base.cpuMs).toFixed(3)}, median ×${(changed.medianMs / base.medianMs).toFixed(3)}`,
+      );
+    if (kinds.some((kind) => !kind.tally.cpuReadable))
+      console.log(
+        `/proc/<pid>/stat of the backends (${connections.map((c) => c.pid).join(', ')}) unreadable: wall time only`,
+      );
 
     // The breakdown: one more batch of the same kind, every statement explained.
-    for (const sql of AUTO_EXPLAIN_ON) await store.client.query(sql);
-    const plans = collectPlans(store.client);
-    await storeBatch(warmUpBatches + batches);
-    const explained = plans();
-    for (const sql of AUTO_EXPLAIN_OFF) await store.client.query(sql);
-    console.log(
-      `\none batch under auto_explain (ms; its timing inflates every node, the row-by-row ones most), statements in the order they finished:`,
-    );
-    console.log(formatBreakdown(explained));
+    for (const side of sides) {
+      const client = side.conn.client;
+      for (const sql of AUTO_EXPLAIN_ON) await client.query(sql);
+      const plans = collectPlans(client);
+      await storeBatch(side, warmUpBatches + batches);
+      const explained = plans();
+      for (const sql of AUTO_EXPLAIN_OFF) await client.query(sql);
+      console.log(
+        `\n${side.name}: one batch under auto_explain, ms, statements in the order they finished. Its timing inflates every ` +
+          `node (the row-by-row ones most), and a function's nested statements are inside the part that called it, with ` +
+          `the cost of explaining them:`,
+      );
+      console.log(formatBreakdown(explained));
+    }
 
     // Nothing lost: every record accepted, every row in its day.
-    const counted = await copy.client.query<{ store: number; copy: number }>(
-      `SELECT count(*) FILTER (WHERE ts < $2)::int AS store, count(*) FILTER (WHERE ts >= $2)::int AS copy
-       FROM telemetry WHERE ts >= $1 AND ts < $3`,
-      [new Date(STORE_DAY_MS), new Date(COPY_DAY_MS), new Date(COPY_DAY_MS + DAY_MS)],
+    for (const side of sides) {
+      const counted = await side.conn.client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM telemetry WHERE ts >= $1 AND ts < $2',
+        [new Date(STORE_DAY_MS), new Date(STORE_DAY_MS + DAY_MS)],
+      );
+      const n = counted.rows[0]?.n;
+      console.log(`\n${side.name}: ${n} of ${total} records stored (${side.rejected} not accepted)`);
+      if (side.rejected > 0 || n !== total) throw new Error(`${side.name}: records went missing`);
+    }
+    const copied = await copy.client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM telemetry WHERE ts >= $1 AND ts < $2',
+      [new Date(COPY_DAY_MS), new Date(COPY_DAY_MS + DAY_MS)],
     );
-    const row = counted.rows[0];
     // The COPY has no breakdown batch.
-    const copied = total - batchSize;
-    console.log(
-      `\nstored: ${row?.store} of ${total} records by telemetry_store() (${rejected} not accepted), ${row?.copy} of ${copied} rows by COPY`,
-    );
-    if (rejected > 0 || row?.store !== total || row?.copy !== copied) throw new Error('records went missing');
+    console.log(`bare COPY: ${copied.rows[0]?.n} of ${total - batchSize} rows stored`);
+    if (copied.rows[0]?.n !== total - batchSize) throw new Error('COPY rows went missing');
+
+    const [baseSide, variantSide] = sides;
+    if (baseSide && variantSide) {
+      // The base database also holds the COPY's day: compare the store's day alone there.
+      await copy.client.query('DELETE FROM telemetry WHERE ts >= $1', [new Date(COPY_DAY_MS)]);
+      const sameOutcomes = baseSide.outcomes.every((o, i) => o === variantSide.outcomes[i]);
+      const differing = differingTables(
+        await storedDigest(baseSide.conn.client),
+        await storedDigest(variantSide.conn.client),
+      );
+      console.log(
+        `variant's results: outcome codes and live records ${sameOutcomes ? 'identical' : 'DIFFERENT'}; ` +
+          (differing.length === 0
+            ? 'telemetry, vehicle_live and the aggregates identical'
+            : `DIFFERENT in ${differing.join(', ')}`),
+      );
+      if (!sameOutcomes || differing.length > 0) throw new Error('the variant changed what is stored');
+    }
   } finally {
-    await store.client.end();
-    await copy.client.end();
+    for (const conn of connections) await conn.client.end();
   }
 }
 
@@ -252,11 +334,17 @@ async function main() {
   console.log(
     `${started.toISOString()}; machine: ${availableParallelism()} cores, load average (1 / 5 / 15 min) ${describeLoad()}; node ${process.version}`,
   );
-  const scratch = await createScratchDatabase('vigia_store_bench');
+  const variantSql = options.variantSqlPath ? await readFile(options.variantSqlPath, 'utf8') : undefined;
+  const scratch = [await createScratchDatabase('vigia_store_bench')];
   try {
-    await run(scratch.url);
+    if (variantSql !== undefined) scratch.push(await createScratchDatabase('vigia_store_bench'));
+    const variantUrl = scratch[1]?.url;
+    await run(
+      scratch[0]!.url,
+      variantSql !== undefined && variantUrl ? { url: variantUrl, sql: variantSql } : undefined,
+    );
   } finally {
-    await scratch.drop();
+    for (const db of scratch) await db.drop();
   }
   console.log(
     `done in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s; load average at the end ${describeLoad()}`,
