@@ -245,8 +245,9 @@ async function run(baseUrl: string, variant: { url: string; sql: string } | unde
         await kind.tally.time(() => kind.run(k));
       }
     }
+    const perVehicle = Number.isInteger(batchSize / devices) ? batchSize / devices : (batchSize / devices).toFixed(1);
     console.log(
-      `${batches} batches of ${batchSize} records (${devices} vehicles, ${batchSize / devices} samples each per batch), alternated with as many COPYs:`,
+      `${batches} batches of ${batchSize} records (${devices} vehicles, ${perVehicle} samples each per batch), alternated with as many COPYs:`,
     );
     const summaries = kinds.map((kind) => summarise(kind.tally, batchSize));
     kinds.forEach((kind, i) => {
