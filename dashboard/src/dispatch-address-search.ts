@@ -21,7 +21,8 @@ let instances = 0;
  * The pickup field: typing searches the imported stands and stops by name (`q=`, case and accents
  * ignored); ↓ ↑ move through the suggestions, Enter takes the highlighted one (the first, unless
  * moved), Escape closes them. A map click sets a pinned point instead. A combobox in the ARIA
- * sense, so screen readers follow the highlighted suggestion.
+ * sense, so screen readers follow the highlighted suggestion; the list is `aria-busy` from a key
+ * until the answer to the text typed is shown.
  */
 export class AddressSearch {
   readonly input: HTMLInputElement;
@@ -118,6 +119,8 @@ export class AddressSearch {
       this.close();
       return;
     }
+    // Busy from the key on, until the answer is shown: what is listed meanwhile is an older text's.
+    this.list.setAttribute('aria-busy', 'true');
     this.timer = window.setTimeout(() => void this.search(text), debounceMs);
   }
 
@@ -125,16 +128,22 @@ export class AddressSearch {
     const client = this.options.client();
     if (client === null) return;
     const sequence = ++this.sequence;
+    // The place highlighted (↓ ↑) stays highlighted in the new answer if it is there: a dispatcher
+    // who moved to a suggestion while the last keys' search was on its way keeps it.
+    const kept = this.matches[this.highlighted]?.id;
     this.showMessage(t.searching);
     try {
       const matches = await searchPlaces(client, text, perKind);
       if (sequence !== this.sequence) return;
       this.matches = matches;
-      this.highlighted = matches.length > 0 ? 0 : -1;
+      const keptAt = kept === undefined ? -1 : matches.findIndex((m) => m.id === kept);
+      this.highlighted = keptAt >= 0 ? keptAt : matches.length > 0 ? 0 : -1;
       this.renderMatches();
     } catch (error) {
       if (sequence === this.sequence)
         this.showMessage(t.refused(error instanceof Error ? error.message : String(error)));
+    } finally {
+      if (sequence === this.sequence) this.list.removeAttribute('aria-busy');
     }
   }
 
@@ -212,6 +221,7 @@ export class AddressSearch {
   private close(): void {
     window.clearTimeout(this.timer);
     this.sequence += 1;
+    this.list.removeAttribute('aria-busy');
     this.list.hidden = true;
     this.input.setAttribute('aria-expanded', 'false');
     this.input.removeAttribute('aria-activedescendant');

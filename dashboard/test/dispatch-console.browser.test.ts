@@ -180,15 +180,20 @@ describe.skipIf(!hasChromium)('dispatch console', () => {
   const known = new Set<string>();
 
   it('creates a booking by keyboard from a typed pickup, shows its offer counting down, and cancels it', async () => {
-    await page.keyboard.type('rodovi');
-    const suggestion = page.locator('.dispatch-suggestion[aria-selected="true"]');
-    await suggestion.waitFor({ timeout: 5000 });
+    // The highlighted suggestion of the answer to the text typed so far (the list is busy until then).
+    const highlighted = page.locator(
+      '.dispatch-suggestions:not([aria-busy="true"]) .dispatch-suggestion[aria-selected="true"] .dispatch-suggestion__name',
+    );
+    await page.keyboard.type('rodov');
+    await highlighted.waitFor({ timeout: 5000 });
     // Stands come first: the stand's queue has priority for a pickup there.
-    expect(await suggestion.locator('.dispatch-suggestion__name').textContent()).toBe('Ponto da Rodoviária');
+    expect(await highlighted.textContent()).toBe('Ponto da Rodoviária');
     await page.keyboard.press('ArrowDown');
-    expect(
-      await page.locator('.dispatch-suggestion[aria-selected="true"] .dispatch-suggestion__name').textContent(),
-    ).toBe('Rodoviária do Plano Piloto');
+    expect(await highlighted.textContent()).toBe('Rodoviária do Plano Piloto');
+    // Typing on: the answer to the longer text keeps the suggestion the dispatcher moved to.
+    await page.keyboard.type('i');
+    await highlighted.waitFor({ timeout: 5000 });
+    expect(await highlighted.textContent()).toBe('Rodoviária do Plano Piloto');
     await page.keyboard.press('Enter');
     expect(await page.locator('.dispatch-pickup').textContent()).toBe('Embarque: Rodoviária do Plano Piloto');
     await page.keyboard.press('Enter');
