@@ -195,7 +195,7 @@ export class DriverHub {
   /**
    * Every page of this process starts over, as on a reconnection: `hello` to all at once, then
    * the snapshots read for a batch of vehicles at a time (each page's own, however many pages a
-   * vehicle has), so a process holding thousands of pages does not ask the store for three reads
+   * vehicle has), so a process holding thousands of pages does not ask the store for three to five queries
    * per page at the same instant.
    */
   private async resync(): Promise<void> {
