@@ -277,7 +277,8 @@ export class BookingStore {
     );
     const row = rows[0];
     if (!row) return undefined;
-    return toBooking(row, await this.offersOf([id], q));
+    const [booking] = await this.withOffers([row], q);
+    return booking;
   }
 
   async list(scope: BookingScope, query: BookingQuery): Promise<{ items: Booking[]; next: string | null }> {
@@ -301,25 +302,22 @@ export class BookingStore {
        ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`,
       params,
     );
-    const page = rows.slice(0, query.limit);
-    const offers = await this.offersOf(page.map((b) => b.id));
-    const items = page.map((b) =>
-      toBooking(
-        b,
-        offers.filter((o) => o.bookingId === b.id),
-      ),
-    );
+    const items = await this.withOffers(rows.slice(0, query.limit));
     const last = items.at(-1);
     return { items, next: rows.length > query.limit && last ? encodeCursor(last) : null };
   }
 
-  private async offersOf(bookingIds: readonly string[], q: Queryable = this.db): Promise<OfferRow[]> {
-    if (bookingIds.length === 0) return [];
-    const { rows } = await q.query<OfferRow>(
-      `SELECT ${SELECT_OFFER} FROM booking_offers o WHERE o.booking_id = ANY($1::text[]) ORDER BY o.booking_id, o.seq`,
-      [[...bookingIds]],
-    );
-    return rows;
+  /** The bookings of `rows`, in their order, each with its offers (in offer order): one read for all. */
+  private async withOffers(rows: readonly BookingRow[], q: Queryable = this.db): Promise<Booking[]> {
+    const offers = new Map<string, OfferRow[]>(rows.map((b) => [b.id, []]));
+    if (rows.length > 0) {
+      const found = await q.query<OfferRow>(
+        `SELECT ${SELECT_OFFER} FROM booking_offers o WHERE o.booking_id = ANY($1::text[]) ORDER BY o.booking_id, o.seq`,
+        [rows.map((b) => b.id)],
+      );
+      for (const o of found.rows) offers.get(o.bookingId)?.push(o);
+    }
+    return rows.map((b) => toBooking(b, offers.get(b.id) ?? []));
   }
 
   /** Locks the booking for the rest of `tx`; undefined when there is none (or not in scope). */
@@ -559,8 +557,6 @@ export class BookingStore {
     return rowCount === 1;
   }
 
-  /** Every booking in progress (accepted, arrived, on board): what telemetry moves on. */
-  /** The booking `vehicleId` is serving (accepted, arrived, on board), found by its index; undefined: none. */
   /** The bookings these vehicles are serving (accepted, arrived, on-board): two reads however many vehicles. */
   async servingBookings(vehicleIds: readonly string[]): Promise<Booking[]> {
     if (vehicleIds.length === 0) return [];
@@ -569,15 +565,10 @@ export class BookingStore {
        WHERE b.vehicle_id = ANY($1::text[]) AND b.status IN ('accepted', 'arrived', 'on-board')`,
       [vehicleIds],
     );
-    const offers = new Map<string, OfferRow[]>();
-    for (const o of await this.offersOf(rows.map((b) => b.id))) {
-      const list = offers.get(o.bookingId);
-      if (list) list.push(o);
-      else offers.set(o.bookingId, [o]);
-    }
-    return rows.map((b) => toBooking(b, offers.get(b.id) ?? []));
+    return this.withOffers(rows);
   }
 
+  /** Every booking in progress (accepted, arrived, on board): what telemetry moves on. */
   async activeBookings(): Promise<ActiveBooking[]> {
     const { rows } = await this.db.query<ActiveBooking>(
       `SELECT id, vehicle_id AS "vehicleId", status, pickup_lat AS lat, pickup_lon AS lon FROM bookings
