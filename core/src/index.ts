@@ -7,6 +7,7 @@ export * from './live.js';
 export * from './log-limiter.js';
 export * from './logger.js';
 export * from './periodic-worker.js';
+export * from './process-cpu.js';
 export * from './seeded-random.js';
 export * from './startup.js';
 export * from './telemetry.js';

@@ -3,4 +3,4 @@ export { applyRetention, MIGRATIONS_DIR, type MigrationOutcome, migrate, readMig
 export { type OpenedDatabase, openDatabase } from './open.js';
 export { openPglite, type PGliteLike, wrapPglite } from './pglite.js';
 export { openPgliteThread } from './pglite-thread.js';
-export { openPostgres } from './postgres.js';
+export { openPostgres, queryableOf } from './postgres.js';

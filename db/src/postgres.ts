@@ -4,7 +4,8 @@ import type { Database, Queryable, QueryResult } from './database.js';
 // `date` columns stay 'YYYY-MM-DD' strings: a calendar date has no time zone to guess.
 pg.types.setTypeParser(pg.types.builtins.DATE, (v: string) => v);
 
-function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+/** A pool, or one connection (a transaction's, a benchmark's own), as the Queryable the stores take. */
+export function queryableOf(client: pg.Pool | pg.ClientBase): Queryable {
   return {
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
       const res = await client.query(sql, params as unknown[] | undefined);
@@ -23,7 +24,7 @@ export function openPostgres(url: string, poolSize: number): Database {
   // query in progress (if any) fails on its own, and the pool replaces the connection.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const base = wrap(pool);
+  const base = queryableOf(pool);
   return {
     kind: 'postgres',
     ...base,
@@ -31,7 +32,7 @@ export function openPostgres(url: string, poolSize: number): Database {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client));
+        const result = await fn(queryableOf(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {

@@ -14,9 +14,8 @@
  * A script that prints figures, not a test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { sideBySideServiceEnv } from '@vigia/core';
+import { requireProcessCpuSeconds, sideBySideServiceEnv } from '@vigia/core';
 import { openPostgres } from '@vigia/db';
 import { createScratchDatabase } from '@vigia/db/testing';
 import { z } from 'zod';
@@ -79,13 +78,6 @@ async function tally(url: string): Promise<string> {
   }
 }
 
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
@@ -132,7 +124,7 @@ async function main(): Promise<void> {
     const measured = new Set(fleet.slice(0, total).map((t) => t.vehicleId));
 
     const answeredAt = new Map<string, number>();
-    const cpu0 = cpuSeconds(apiService.child.pid ?? 0);
+    const cpu0 = requireProcessCpuSeconds(apiService.child.pid ?? 0);
     const started = Date.now();
     const sends: Promise<void>[] = [];
     for (let i = 0; i < total; i++) {
@@ -148,7 +140,7 @@ async function main(): Promise<void> {
     const ours = () => receiver.delivered().filter((r) => measured.has(String(r.body.violation.vehicleId)));
     while (new Set(ours().map((r) => r.eventId)).size < total && Date.now() < settle)
       await new Promise((r) => setTimeout(r, 100));
-    const cpu = cpuSeconds(apiService.child.pid ?? 0) - cpu0;
+    const cpu = requireProcessCpuSeconds(apiService.child.pid ?? 0) - cpu0;
 
     const firsts = new Map<string, { arrivedAt: number; createdAt: number; vehicleId: string }>();
     for (const r of ours())

@@ -16,13 +16,12 @@
  * A script that prints figures, not a test; Linux only (/proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ephemeralPorts } from '@vigia/core';
+import { ephemeralPorts, requireProcessCpuSeconds } from '@vigia/core';
 import { openPglite } from '@vigia/db';
 import { z } from 'zod';
 
@@ -39,7 +38,6 @@ const options = z
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const main = fileURLToPath(new URL('../main.js', import.meta.url));
 const bare = fileURLToPath(new URL('./bare-server.js', import.meta.url));
-const CLOCK_TICK_S = 0.01; // USER_HZ is 100 on Linux.
 
 const logLineSchema = z.looseObject({ msg: z.string().optional() });
 const runningSchema = z.looseObject({ msg: z.literal('vigia is running'), url: z.string() });
@@ -65,13 +63,6 @@ function watchLines(child: ChildProcess, onLine: (line: unknown) => void): void 
       // Not a log line (npm's banner, a stack trace on stderr is elsewhere): ignored.
     }
   });
-}
-
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) in parentheses: utime is 14th, stime 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_S;
 }
 
 /** A scrape of the system under load: may fail (a saturated process misses undici's 10 s connect timeout); undefined then. */
@@ -204,7 +195,7 @@ console.log(`system running at ${url} after ${((Date.now() - startedAt) / 1000).
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const pid = system.pid ?? 0;
 const metricsBefore = await scrape(`${url}/metrics`, auth);
-const cpuBefore = cpuSecondsOf(pid);
+const cpuBefore = requireProcessCpuSeconds(pid);
 const windowStart = Date.now();
 const until = windowStart + options.BENCH_DURATION_S * 1000;
 const progress = setInterval(() => {
@@ -213,7 +204,7 @@ const progress = setInterval(() => {
 const [own, base] = await Promise.all([pollHealth(url, until), pollHealth(floorAt, until)]);
 clearInterval(progress);
 const metricsAfter = await scrape(`${url}/metrics`, auth);
-const cpuAfter = cpuSecondsOf(pid);
+const cpuAfter = requireProcessCpuSeconds(pid);
 const windowS = (Date.now() - windowStart) / 1000;
 const loadAfter = loadavg();
 

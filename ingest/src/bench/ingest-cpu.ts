@@ -5,7 +5,7 @@
  * Prometheus sees). Until the service exposes them, /proc/<pid>/stat (Linux, 10 ms ticks): the
  * bench says which one it used.
  */
-import { readFileSync } from 'node:fs';
+import { requireProcessCpuSeconds } from '@vigia/core';
 
 export type CpuSource = 'metrics' | 'proc';
 
@@ -50,14 +50,6 @@ export function ingestCountersFromMetrics(text: string): IngestCounters | undefi
   return { systemCpuS, batches, batchedRecords };
 }
 
-/** User + system CPU seconds of a process so far (Linux /proc; clock ticks at the usual 100 Hz). */
-export function procCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 async function scrape(url: string, token: string): Promise<string | undefined> {
   const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
   return res.ok ? await res.text() : undefined;
@@ -77,5 +69,5 @@ export async function ingestCpuReader(url: string, adminToken: string, pid: numb
       counters: async () => ingestCountersFromMetrics((await scrape(url, adminToken)) ?? ''),
     };
   }
-  return { source: 'proc', read: async () => procCpuSeconds(pid), counters: async () => undefined };
+  return { source: 'proc', read: async () => requireProcessCpuSeconds(pid), counters: async () => undefined };
 }

@@ -21,13 +21,12 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createLogger, type Telemetry } from '@vigia/core';
-import { migrate, openPostgres, type Queryable } from '@vigia/db';
+import { createLogger, processCpuSeconds, type Telemetry } from '@vigia/core';
+import { migrate, openPostgres, type Queryable, queryableOf } from '@vigia/db';
 import { createScratchDatabase } from '@vigia/db/testing';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { storeTelemetry } from '../telemetry-store.js';
-import { processCpuSeconds } from './backend-cpu.js';
 import { type BenchSample, COPY_COLUMNS, copyLine, makeSamples } from './bench-samples.js';
 import { AUTO_EXPLAIN_OFF, AUTO_EXPLAIN_ON, collectPlans, formatBreakdown } from './plan-breakdown.js';
 import { storeBenchOptions } from './store-bench-options.js';
@@ -107,16 +106,7 @@ async function connect(url: string): Promise<Connection> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  const db: Queryable = {
-    async query<T>(sql: string, params?: readonly unknown[]) {
-      const res = await client.query(sql, params as unknown[] | undefined);
-      return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
-    },
-    async exec(sql: string) {
-      await client.query(sql);
-    },
-  };
-  return { client, pid: rows[0]?.pid ?? 0, db };
+  return { client, pid: rows[0]?.pid ?? 0, db: queryableOf(client) };
 }
 
 /** One kind's clock and its backend's CPU, batch by batch. */
@@ -128,11 +118,11 @@ class Tally {
   constructor(private readonly pid: number) {}
 
   async time(run: () => Promise<void>): Promise<void> {
-    const cpuBefore = await processCpuSeconds(this.pid);
+    const cpuBefore = processCpuSeconds(this.pid);
     const t = performance.now();
     await run();
     this.ms.push(performance.now() - t);
-    const cpuAfter = await processCpuSeconds(this.pid);
+    const cpuAfter = processCpuSeconds(this.pid);
     if (cpuBefore === undefined || cpuAfter === undefined) this.cpuReadable = false;
     else this.cpuS += cpuAfter - cpuBefore;
   }
